@@ -1,0 +1,45 @@
+# The front door. `make demo` and `make test` install missing Debian packages
+# (scripts/install-deps), configure, build, then run. Everything builds in
+# $(BUILD); nothing is installed outside it.
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+CMAKE_FLAGS ?=
+STRATA := $(BUILD)/bin/strata
+
+.PHONY: all deps configure build test test-gpu demo bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+configure: deps
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The whole suite; GPU tests (label gpu) report SKIPPED where no CUDA device exists.
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# Only the GPU-labelled tests (on the GPU machine).
+test-gpu: build
+	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
+
+# The baseline step on the bundled example: cpu_hotspot slow vs fast.
+demo: build
+	@mkdir -p $(BUILD)/demo
+	$(STRATA) bench -n 5 --warmup 1 -q --metric elapsed_ms --force -o $(BUILD)/demo/bench.sqlite \
+	  --vs '$(BUILD)/bin/cpu_hotspot --mode fast --lines 6000' \
+	  -- $(BUILD)/bin/cpu_hotspot --mode slow --lines 6000
+
+# Benchmarks (bench/); figures go to docs/PERFORMANCE.md.
+bench: build
+	@scripts/run-benchmarks $(BUILD)
+
+format:
+	@clang-format -i $$(git ls-files '*.cc' '*.h' '*.cpp' '*.cu')
+
+clean:
+	rm -rf $(BUILD)

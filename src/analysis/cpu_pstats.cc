@@ -1,0 +1,331 @@
+#include "analysis/cpu_pstats.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace strata::analysis {
+namespace {
+
+constexpr double kNsPerS = 1e9;
+constexpr int32_t kAllThreads = -1;
+
+struct Acc {
+  uint64_t ncalls = 0;
+  uint64_t primitive = 0;
+  uint64_t self_samples = 0;
+  uint64_t cum_samples = 0;
+  int64_t self_ns = 0;
+  int64_t cum_ns = 0;
+};
+
+struct ThreadTotal {
+  int32_t pid = 0;
+  uint64_t samples = 0;
+  uint64_t calls = 0;
+  int64_t ns = 0;
+};
+
+// One pass over the profile that every analysis here reads from.
+struct Aggregate {
+  FunctionIndex index;
+  std::map<std::pair<int32_t, uint32_t>, Acc> rows;  // (tid or kAllThreads, function)
+  std::map<int32_t, ThreadTotal> threads;
+  uint64_t samples = 0;
+  int64_t total_ns = 0;
+  uint64_t calls = 0;
+  uint64_t primitive = 0;
+  uint64_t closed_at_end = 0;
+  uint64_t closed_by_outer_exit = 0;
+  uint64_t unmatched_exits = 0;
+  uint64_t reordered_times = 0;
+};
+
+bool wanted(const std::vector<int32_t>& tids, int32_t tid) {
+  return tids.empty() || std::find(tids.begin(), tids.end(), tid) != tids.end();
+}
+
+void add_samples(const Profile& p, bool per_thread, const std::vector<int32_t>& tids,
+                 Aggregate& agg) {
+  // seen[f] == sample number when f was already counted in this sample's
+  // cumulative time: recursion counts once per sample.
+  std::vector<uint64_t> seen(agg.index.functions.size(), std::numeric_limits<uint64_t>::max());
+  uint64_t n = 0;
+  for (const Sample& s : p.samples) {
+    if (!wanted(tids, s.tid)) continue;
+    int64_t w = sample_weight_ns(p, s);
+    ++agg.samples;
+    agg.total_ns += w;
+    ThreadTotal& t = agg.threads[s.tid];
+    t.pid = s.pid;
+    ++t.samples;
+    t.ns += w;
+    int32_t key_tid = per_thread ? s.tid : kAllThreads;
+    for (size_t i = 0; i < s.stack.size(); ++i) {
+      if (s.stack[i] >= agg.index.of_frame.size()) continue;
+      uint32_t f = agg.index.of_frame[s.stack[i]];
+      Acc& a = agg.rows[{key_tid, f}];
+      if (i == 0) {
+        ++a.self_samples;
+        ++a.ncalls;
+        ++a.primitive;
+        a.self_ns += w;
+      }
+      if (seen[f] != n) {
+        seen[f] = n;
+        ++a.cum_samples;
+        a.cum_ns += w;
+      }
+    }
+    ++n;
+  }
+}
+
+void add_calls(const Profile& p, bool per_thread, const std::vector<int32_t>& tids,
+               Aggregate& agg) {
+  struct Open {
+    uint32_t function;
+    int64_t enter_ns;
+    int64_t child_ns;
+  };
+  std::vector<uint32_t> active(agg.index.functions.size(), 0);
+  for (const ThreadCalls& tc : p.calls) {
+    if (!wanted(tids, tc.tid)) continue;
+    BalancedCalls b = balance_events(tc.events);
+    agg.closed_at_end += b.closed_at_end;
+    agg.closed_by_outer_exit += b.closed_by_outer_exit;
+    agg.unmatched_exits += b.unmatched_exits;
+    agg.reordered_times += b.reordered_times;
+    ThreadTotal& t = agg.threads[tc.tid];
+    t.pid = tc.pid;
+    int32_t key_tid = per_thread ? tc.tid : kAllThreads;
+    std::vector<Open> stack;
+    for (const CallEvent& e : b.events) {
+      if (e.frame >= agg.index.of_frame.size()) continue;
+      uint32_t f = agg.index.of_frame[e.frame];
+      if (e.kind == CallKind::kEnter) {
+        stack.push_back({f, e.time_ns, 0});
+        ++active[f];
+        continue;
+      }
+      // Balanced events: this exit closes the top of the stack.
+      Open o = stack.back();
+      stack.pop_back();
+      int64_t d = e.time_ns - o.enter_ns;
+      if (!stack.empty()) stack.back().child_ns += d;
+      --active[o.function];
+      Acc& a = agg.rows[{key_tid, o.function}];
+      ++a.ncalls;
+      a.self_ns += d - o.child_ns;
+      ++t.calls;
+      t.ns += d - o.child_ns;
+      ++agg.calls;
+      agg.total_ns += d - o.child_ns;
+      // cProfile: only the outermost activation adds to cumtime.
+      if (active[o.function] == 0) {
+        ++a.primitive;
+        ++agg.primitive;
+        a.cum_ns += d;
+      }
+    }
+  }
+}
+
+Aggregate aggregate(const Profile& p, bool per_thread, const std::vector<int32_t>& tids) {
+  Aggregate agg;
+  agg.index = index_functions(p.frames);
+  if (is_sampled(p.mode)) {
+    add_samples(p, per_thread, tids, agg);
+  } else {
+    add_calls(p, per_thread, tids, agg);
+  }
+  return agg;
+}
+
+std::optional<double> ratio(double num, uint64_t den) {
+  if (den == 0) return std::nullopt;
+  return num / static_cast<double>(den);
+}
+
+// Total order: the chosen key, then label, then tid, so output never
+// depends on map or hash order.
+bool row_less(const CpuRow& a, const CpuRow& b, CpuSort sort, bool sampled) {
+  auto tie = [&] {
+    if (a.label != b.label) return a.label < b.label;
+    return a.tid < b.tid;
+  };
+  switch (sort) {
+    case CpuSort::kTottime:
+      if (a.tottime_s != b.tottime_s) return a.tottime_s > b.tottime_s;
+      break;
+    case CpuSort::kCumtime:
+      if (a.cumtime_s != b.cumtime_s) return a.cumtime_s > b.cumtime_s;
+      break;
+    case CpuSort::kNcalls:
+      if (a.ncalls != b.ncalls) return a.ncalls > b.ncalls;
+      break;
+    case CpuSort::kSamples: {
+      uint64_t ka = sampled ? a.cum_samples : a.ncalls;
+      uint64_t kb = sampled ? b.cum_samples : b.ncalls;
+      if (ka != kb) return ka > kb;
+      break;
+    }
+    case CpuSort::kName:
+      break;
+  }
+  return tie();
+}
+
+}  // namespace
+
+Result<CpuSort> parse_cpu_sort(std::string_view name) {
+  if (name == "tottime") return CpuSort::kTottime;
+  if (name == "cumtime") return CpuSort::kCumtime;
+  if (name == "ncalls") return CpuSort::kNcalls;
+  if (name == "samples") return CpuSort::kSamples;
+  if (name == "name") return CpuSort::kName;
+  return make_error("unknown --sort '" + std::string(name) +
+                    "' (use tottime, cumtime, ncalls, samples or name)");
+}
+
+std::string_view sort_description(CpuSort sort) {
+  switch (sort) {
+    case CpuSort::kTottime:
+      return "internal time";
+    case CpuSort::kCumtime:
+      return "cumulative time";
+    case CpuSort::kNcalls:
+      return "call count";
+    case CpuSort::kSamples:
+      return "sample count";
+    case CpuSort::kName:
+      return "function name";
+  }
+  return "cumulative time";
+}
+
+Result<CpuTable> cpu_function_table(const Profile& profile, const CpuTableOptions& options) {
+  std::optional<std::regex> filter;
+  if (!options.filter.empty()) {
+    try {
+      filter.emplace(options.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return make_error("invalid --filter regex '" + options.filter + "': " + e.what());
+    }
+  }
+  Aggregate agg = aggregate(profile, options.per_thread, options.tids);
+  bool sampled = is_sampled(profile.mode);
+  CpuTable table;
+  table.mode = profile.mode;
+  table.options = options;
+  for (const auto& [key, a] : agg.rows) {
+    CpuRow r;
+    r.tid = key.first;
+    r.function = key.second;
+    r.label = agg.index.functions[key.second].label;
+    r.ncalls = a.ncalls;
+    r.primitive_calls = a.primitive;
+    r.self_samples = a.self_samples;
+    r.cum_samples = a.cum_samples;
+    r.tottime_s = static_cast<double>(a.self_ns) / kNsPerS;
+    r.cumtime_s = static_cast<double>(a.cum_ns) / kNsPerS;
+    r.tottime_percall_s = ratio(r.tottime_s, sampled ? a.self_samples : a.ncalls);
+    r.cumtime_percall_s = ratio(r.cumtime_s, sampled ? a.cum_samples : a.primitive);
+    table.rows.push_back(std::move(r));
+  }
+  table.total_rows = table.rows.size();
+  if (filter) {
+    std::erase_if(table.rows,
+                  [&](const CpuRow& r) { return !std::regex_search(r.label, *filter); });
+  }
+  table.filtered_rows = table.rows.size();
+  std::sort(table.rows.begin(), table.rows.end(), [&](const CpuRow& a, const CpuRow& b) {
+    return row_less(a, b, options.sort, sampled);
+  });
+  if (options.limit > 0 && table.rows.size() > options.limit) table.rows.resize(options.limit);
+  table.functions = std::move(agg.index.functions);
+  return table;
+}
+
+CpuHeader cpu_header(const Profile& profile) {
+  Aggregate agg = aggregate(profile, false, {});
+  CpuHeader h;
+  h.mode = profile.mode;
+  h.rate_hz = profile.rate_hz;
+  h.samples = agg.samples;
+  h.lost_samples = profile.lost_samples;
+  h.throttles = profile.throttles;
+  h.wall_s = static_cast<double>(profile.wall_ns) / kNsPerS;
+  h.cpu_s = static_cast<double>(profile.cpu_ns) / kNsPerS;
+  h.profiled_s = static_cast<double>(agg.total_ns) / kNsPerS;
+  std::set<int32_t> tids;
+  for (const auto& [tid, t] : agg.threads) tids.insert(tid);
+  for (const ThreadInfo& t : profile.threads) tids.insert(t.tid);
+  h.threads = tids.size();
+  std::set<int32_t> pids;
+  for (const ProcessInfo& p : profile.processes) pids.insert(p.pid);
+  for (const auto& [tid, t] : agg.threads) pids.insert(t.pid);
+  h.processes = pids.size();
+  h.function_calls = agg.calls;
+  h.primitive_calls = agg.primitive;
+  h.frames_closed_at_end = agg.closed_at_end;
+  h.frames_closed_by_outer_exit = agg.closed_by_outer_exit;
+  h.unmatched_exits = agg.unmatched_exits;
+  h.reordered_times = agg.reordered_times;
+  return h;
+}
+
+std::vector<CpuThreadRow> cpu_threads(const Profile& profile) {
+  Aggregate agg = aggregate(profile, false, {});
+  std::map<int32_t, CpuThreadRow> by_tid;
+  for (const ThreadInfo& t : profile.threads) {
+    CpuThreadRow& r = by_tid[t.tid];
+    r.tid = t.tid;
+    r.pid = t.pid;
+    r.name = t.name;
+  }
+  for (const auto& [tid, t] : agg.threads) {
+    CpuThreadRow& r = by_tid[tid];
+    r.tid = tid;
+    r.pid = t.pid;
+    r.samples = t.samples;
+    r.calls = t.calls;
+    r.time_s = static_cast<double>(t.ns) / kNsPerS;
+    r.share = agg.total_ns > 0 ? static_cast<double>(t.ns) / static_cast<double>(agg.total_ns) : 0;
+  }
+  std::vector<CpuThreadRow> rows;
+  for (auto& [tid, r] : by_tid) rows.push_back(std::move(r));
+  std::stable_sort(rows.begin(), rows.end(), [](const CpuThreadRow& a, const CpuThreadRow& b) {
+    return a.time_s > b.time_s;
+  });
+  return rows;
+}
+
+std::vector<SelfShare> top_self_shares(const Profile& profile, size_t n) {
+  Aggregate agg = aggregate(profile, false, {});
+  bool sampled = is_sampled(profile.mode);
+  std::vector<SelfShare> out;
+  for (const auto& [key, a] : agg.rows) {
+    if (a.self_ns == 0 && a.self_samples == 0) continue;
+    SelfShare s;
+    s.label = agg.index.functions[key.second].label;
+    s.self_samples = a.self_samples;
+    s.self_s = static_cast<double>(a.self_ns) / kNsPerS;
+    if (sampled) {
+      s.share = agg.samples ? static_cast<double>(a.self_samples) / agg.samples : 0;
+    } else {
+      s.share = agg.total_ns ? static_cast<double>(a.self_ns) / agg.total_ns : 0;
+    }
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const SelfShare& a, const SelfShare& b) {
+    if (a.share != b.share) return a.share > b.share;
+    return a.label < b.label;
+  });
+  if (n > 0 && out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace strata::analysis

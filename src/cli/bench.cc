@@ -1,0 +1,217 @@
+// `strata bench`: the baseline step. Runs a command (and with --vs a second
+// one, interleaved A B A B ...) several times after warm-ups, measures wall,
+// user and sys time and peak RSS from wait4, collects KEY=VALUE metrics the
+// program prints, reports min/median/max and per-pair A/B ratios, and stores
+// every run in the trace database.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "analysis/bench.h"
+#include "cli/verbs.h"
+#include "common/build_info.h"
+#include "common/clock.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "report/bench_report.h"
+#include "store/trace_db.h"
+
+namespace strata::cli {
+namespace {
+
+struct BenchOptions {
+  int runs = 5;
+  int warmups = 1;
+  std::string vs;
+  std::vector<std::string> metrics;
+  std::optional<std::string> output;
+  bool force = false;
+  bool quiet = false;
+  std::string format = "table";
+  std::vector<std::string> command;
+};
+
+// Signal forwarding: a SIGINT/SIGTERM to strata goes on to the running child,
+// and the loop stops after it, so the runs already measured are still
+// reported and written.
+volatile sig_atomic_t g_child_pid = -1;
+volatile sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  pid_t child = g_child_pid;
+  if (child > 0) kill(child, sig);
+}
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+int run_bench(const BenchOptions& opt) {
+  auto format = report::parse_format(opt.format);
+  if (!format) {
+    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+    return kExitUsage;
+  }
+  if (opt.command.empty()) {
+    std::fprintf(stderr, "strata: bench needs a command: strata bench [options] -- CMD [ARGS...]\n");
+    return kExitUsage;
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> commands = {{"A", opt.command}};
+  if (!opt.vs.empty()) {
+    auto b = split_command_line(opt.vs);
+    if (!b) {
+      std::fprintf(stderr, "strata: --vs: %s\n", b.error().message.c_str());
+      return kExitUsage;
+    }
+    commands.push_back({"B", std::move(b).value()});
+  }
+  for (const auto& key : opt.metrics) {
+    if (key.empty() || key.find_first_of("= \t") != std::string::npos) {
+      std::fprintf(stderr, "strata: --metric '%s': a key is a word without '=' or spaces\n",
+                   printable(key).c_str());
+      return kExitUsage;
+    }
+  }
+
+  auto path = store::choose_output_path(opt.output, opt.force, "strata-bench");
+  if (!path) {
+    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
+    return kExitUsage;
+  }
+  auto writer = store::TraceWriter::create(*path, opt.force);
+  if (!writer) {
+    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
+    return kExitUsage;
+  }
+
+  store::RunInfo info;
+  info.verb = "bench";
+  info.command = opt.command;
+  info.working_directory = std::filesystem::current_path().string();
+  info.host = host_name();
+  info.tool_version = build::kVersion;
+  info.start_ns = realtime_ns();
+
+  install_stop_handlers();
+  std::vector<store::BenchRun> runs;
+  bool any_failed = false;
+  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv,
+                      int iteration, bool warmup) -> Result<Ok> {
+    store::BenchRun run;
+    run.label = label;
+    run.command = argv;
+    run.iteration = iteration;
+    run.warmup = warmup;
+    ProcessOptions po;
+    po.output = opt.quiet ? OutputMode::kDiscard : OutputMode::kInherit;
+    if (!opt.metrics.empty()) {
+      po.output = OutputMode::kCapture;
+      po.echo_captured = !opt.quiet;
+      po.discard_stderr = opt.quiet;
+      po.on_stdout_line = [&](std::string_view line) {
+        for (const auto& key : opt.metrics) {
+          if (auto v = analysis::find_metric(line, key)) run.metrics.emplace_back(key, *v);
+        }
+      };
+    }
+    po.on_child = [](int pid) { g_child_pid = pid; };
+    auto result = run_process(argv, po);
+    if (!result) return result.error();
+    run.wall_ns = result->wall_ns;
+    run.user_ns = result->user_ns;
+    run.sys_ns = result->sys_ns;
+    run.max_rss_kb = result->max_rss_kb;
+    run.exit_status = result->exit_status;
+    run.signal = result->signal;
+    if (!result->succeeded()) {
+      any_failed = true;
+      std::fprintf(stderr, "strata: %s %s %d %s\n", label.c_str(), warmup ? "warm-up" : "run",
+                   iteration + 1, describe_termination(*result).c_str());
+    }
+    runs.push_back(std::move(run));
+    return Ok{};
+  };
+
+  bool started = true;
+  for (int phase = 0; phase < 2 && started && !g_stop_signal; ++phase) {
+    bool warmup = phase == 0;
+    int count = warmup ? opt.warmups : opt.runs;
+    for (int i = 0; i < count && !g_stop_signal; ++i) {
+      for (const auto& [label, argv] : commands) {
+        auto ok = run_once(label, argv, i, warmup);
+        if (!ok) {
+          std::fprintf(stderr, "strata: %s\n", ok.error().message.c_str());
+          started = false;
+          break;
+        }
+        if (g_stop_signal) break;
+      }
+      if (!started) break;
+    }
+  }
+  if (!started && runs.empty()) return kExitCannotStart;
+
+  info.end_ns = realtime_ns();
+  info.exit_status = any_failed ? kExitFailed : kExitOk;
+  auto summary = analysis::summarize_bench(runs, opt.metrics);
+  std::fputs(report::render_bench(summary,
+                                  {static_cast<size_t>(opt.runs), static_cast<size_t>(opt.warmups)},
+                                  *format)
+                 .c_str(),
+             stdout);
+  std::fflush(stdout);
+
+  Status written = writer->write_run(info);
+  if (written) written = writer->write_bench_runs(runs);
+  if (written) written = writer->commit();
+  if (!written) {
+    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "strata: results written to %s\n", path->c_str());
+
+  if (!started) return kExitCannotStart;
+  if (g_stop_signal) return 128 + g_stop_signal;
+  return any_failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace
+
+VerbRunner add_bench(CLI::App& app) {
+  auto opt = std::make_shared<BenchOptions>();
+  auto* sub = app.add_subcommand("bench", "Baseline: time a command (and compare with another)");
+  sub->add_option("-n,--runs", opt->runs, "Measured runs of each command")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  sub->add_option("--warmup", opt->warmups, "Warm-up runs of each command, not measured")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  sub->add_option("--vs", opt->vs, "Second command (B), run interleaved with A: --vs 'CMD2 ARGS'");
+  sub->add_option("--metric", opt->metrics,
+                  "Also collect KEY=VALUE numbers the program prints on stdout (repeatable)");
+  sub->add_option("-o,--output", opt->output, "Trace file (default: strata-benchN.sqlite)");
+  sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
+  sub->add_flag("-q,--quiet", opt->quiet, "Discard the program's stdout and stderr");
+  sub->add_option("--format", opt->format, "Report format: table, csv or json")
+      ->capture_default_str();
+  sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
+  sub->positionals_at_end(true);
+  return [opt] { return run_bench(*opt); };
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,42 @@
+// strata's entry point: wires verbs to CLI11 and maps parse errors to exit 2.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "cli/verbs.h"
+#include "common/build_info.h"
+
+int main(int argc, char** argv) {
+  using namespace strata::cli;
+  CLI::App app{"strata: a layered profiler for C++/CUDA and Python/PyTorch programs"};
+  app.set_version_flag("--version", std::string("strata ") + strata::build::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  std::map<CLI::App*, VerbRunner> runners;
+  auto add = [&](VerbRunner (*adder)(CLI::App&)) {
+    VerbRunner run = adder(app);
+    runners[app.get_subcommands({}).back()] = std::move(run);
+  };
+  add(add_bench);
+  add(add_info);
+  add(add_version);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "strata: %s (see strata --help)\n", e.what());
+    return kExitUsage;
+  }
+  for (auto& [sub, run] : runners) {
+    if (sub->parsed()) return run();
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,30 @@
+// Each verb lives in its own file and registers itself on the top-level app.
+// add_<verb> creates the subcommand, binds its flags, and returns the function
+// main() calls when that subcommand was chosen; it returns the exit status.
+//
+// Exit statuses (documented in docs/cli.md): 0 success; 1 a profiled run
+// failed or a check did not hold; 2 usage error or unreadable input file;
+// 127 the command could not be started; 128+N the target was killed by
+// signal N (verbs that run one target exit with its status).
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace strata::cli {
+
+using VerbRunner = std::function<int()>;
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCannotStart = 127;
+
+VerbRunner add_bench(CLI::App& app);
+VerbRunner add_info(CLI::App& app);
+VerbRunner add_version(CLI::App& app);
+
+}  // namespace strata::cli

@@ -1,0 +1,60 @@
+// Runs a child process to completion and measures it, the launcher under
+// `strata bench` (and later `cpu`/`trace`, which add their own set-up).
+//
+// Threading: run_process blocks the calling thread until the child exits.
+// It forks, so call it from a single-threaded process or accept that only
+// the calling thread exists in the child until exec.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace strata {
+
+enum class OutputMode {
+  kInherit,  // the child writes straight to strata's stdout/stderr
+  kCapture,  // stdout is read through a pipe (and echoed unless discarded)
+  kDiscard,  // stdout and stderr go to /dev/null
+};
+
+struct ProcessOptions {
+  OutputMode output = OutputMode::kInherit;
+  bool echo_captured = true;  // with kCapture: copy the child's stdout to ours
+  bool discard_stderr = false;  // with kCapture: send the child's stderr to /dev/null
+  // With kCapture: called with each complete line of the child's stdout
+  // (without the newline). Lines longer than 1 MiB are split.
+  std::function<void(std::string_view line)> on_stdout_line;
+  // Called in the parent right after fork with the child's pid (to forward
+  // signals to it), and with -1 once it has been reaped.
+  std::function<void(int pid)> on_child;
+};
+
+struct ProcessResult {
+  int64_t wall_ns = 0;  // fork to reaped, CLOCK_MONOTONIC
+  int64_t user_ns = 0;  // from wait4's rusage: the child and its waited-for descendants
+  int64_t sys_ns = 0;
+  int64_t max_rss_kb = 0;
+  std::optional<int> exit_status;  // set when the child exited
+  std::optional<int> signal;       // set when the child was killed by a signal
+
+  // The status a shell would report: the exit status, or 128 + signal.
+  int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
+  bool succeeded() const { return exit_status && *exit_status == 0; }
+};
+
+// Error when the command cannot be started (not found, not executable): the
+// message reads "cannot start 'CMD': REASON". Otherwise the measured result,
+// whatever the child's exit status.
+Result<ProcessResult> run_process(const std::vector<std::string>& argv,
+                                  const ProcessOptions& options);
+
+// "exited with status 3" / "killed by signal 11 (SIGSEGV)".
+std::string describe_termination(const ProcessResult& result);
+
+}  // namespace strata

@@ -1,0 +1,168 @@
+// Payload decoders. Every length is checked against what is left before it is
+// used, in 64-bit arithmetic, so no field value can make a read go past the
+// payload.
+#include "format/payloads.h"
+
+#include "format/byte_order.h"
+
+namespace strata::format {
+namespace {
+
+Error malformed(const char* kind, const std::string& what) {
+  return make_error(std::string("malformed ") + kind + " chunk: " + what);
+}
+
+std::string size_text(size_t size) {
+  return std::to_string(size) + " bytes";
+}
+
+std::string_view text_at(std::span<const std::byte> payload, size_t offset, size_t size) {
+  return {reinterpret_cast<const char*>(payload.data()) + offset, size};
+}
+
+}  // namespace
+
+const char* chunk_kind_name(uint32_t kind) {
+  switch (static_cast<ChunkKind>(kind)) {
+    case ChunkKind::kCuptiBuffer:
+      return "cupti-buffer";
+    case ChunkKind::kStrings:
+      return "strings";
+    case ChunkKind::kDropCounters:
+      return "drop-counters";
+    case ChunkKind::kThreadName:
+      return "thread-name";
+    case ChunkKind::kProcessInfo:
+      return "process-info";
+    case ChunkKind::kEndOfStream:
+      return "end-of-stream";
+  }
+  return "unknown";
+}
+
+const char* drop_counter_name(uint32_t kind) {
+  switch (static_cast<DropCounterKind>(kind)) {
+    case DropCounterKind::kCuptiRecords:
+      return "cupti-records";
+    case DropCounterKind::kBuffersUnavailable:
+      return "buffers-unavailable";
+    case DropCounterKind::kSpoolWriteErrors:
+      return "spool-write-errors";
+    case DropCounterKind::kNvtxEvents:
+      return "nvtx-events";
+    case DropCounterKind::kInstrumentEvents:
+      return "instrument-events";
+  }
+  return "unknown";
+}
+
+Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload) {
+  if (payload.size() < kCuptiBufferPrefix) {
+    return malformed("cupti-buffer", size_text(payload.size()) + ", needs at least 8");
+  }
+  CuptiBuffer out;
+  out.cupti_version = load_le32(payload.data());
+  out.records = payload.subspan(kCuptiBufferPrefix);
+  return out;
+}
+
+Result<std::vector<StringEntry>> decode_strings(std::span<const std::byte> payload) {
+  if (payload.size() < kStringsPrefix) {
+    return malformed("strings", size_text(payload.size()) + ", needs at least 8");
+  }
+  uint64_t count = load_le32(payload.data());
+  // Each entry needs its 12-byte prefix: this bounds the reservation.
+  if (count > (payload.size() - kStringsPrefix) / kStringEntryPrefix) {
+    return malformed("strings",
+                     std::to_string(count) + " entries cannot fit in " + size_text(payload.size()));
+  }
+  std::vector<StringEntry> out;
+  out.reserve(count);
+  size_t at = kStringsPrefix;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (payload.size() - at < kStringEntryPrefix) {
+      return malformed("strings", "entry " + std::to_string(i) + " overruns the payload");
+    }
+    uint64_t id = load_le64(payload.data() + at);
+    uint64_t len = load_le32(payload.data() + at + 8);
+    at += kStringEntryPrefix;
+    if (len > payload.size() - at) {
+      return malformed("strings", "entry " + std::to_string(i) + " overruns the payload");
+    }
+    out.push_back({id, text_at(payload, at, len)});
+    at += len;
+  }
+  if (at != payload.size()) {
+    return malformed("strings", std::to_string(payload.size() - at) + " trailing bytes");
+  }
+  return out;
+}
+
+Result<std::vector<DropCounter>> decode_drop_counters(std::span<const std::byte> payload) {
+  if (payload.size() < kDropCountersPrefix) {
+    return malformed("drop-counters", size_text(payload.size()) + ", needs at least 8");
+  }
+  uint64_t count = load_le32(payload.data());
+  if (kDropCountersPrefix + count * kDropCounterEntry != payload.size()) {
+    return malformed("drop-counters", std::to_string(count) + " entries need " +
+                                          std::to_string(8 + count * 16) + " bytes, have " +
+                                          std::to_string(payload.size()));
+  }
+  std::vector<DropCounter> out(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    const std::byte* e = payload.data() + kDropCountersPrefix + i * kDropCounterEntry;
+    out[i] = {load_le32(e), load_le64(e + 8)};
+  }
+  return out;
+}
+
+Result<ThreadName> decode_thread_name(std::span<const std::byte> payload) {
+  if (payload.size() < kThreadNamePrefix) {
+    return malformed("thread-name", size_text(payload.size()) + ", needs at least 8");
+  }
+  return ThreadName{load_le32(payload.data()),
+                    text_at(payload, kThreadNamePrefix, payload.size() - kThreadNamePrefix)};
+}
+
+Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload) {
+  if (payload.size() < kProcessInfoPrefix) {
+    return malformed("process-info", size_text(payload.size()) + ", needs at least 16");
+  }
+  ProcessInfo out;
+  out.pid = load_le32(payload.data());
+  out.ppid = load_le32(payload.data() + 4);
+  uint64_t exe_len = load_le32(payload.data() + 8);
+  uint64_t cmdline_len = load_le32(payload.data() + 12);
+  if (kProcessInfoPrefix + exe_len + cmdline_len != payload.size()) {
+    return malformed("process-info", "exe and command line lengths (" + std::to_string(exe_len) +
+                                         ", " + std::to_string(cmdline_len) +
+                                         ") do not add up to " + size_text(payload.size()));
+  }
+  out.exe = text_at(payload, kProcessInfoPrefix, exe_len);
+  std::string_view cmdline = text_at(payload, kProcessInfoPrefix + exe_len, cmdline_len);
+  if (!cmdline.empty() && cmdline.back() != '\0') {
+    return malformed("process-info", "command line does not end in NUL");
+  }
+  while (!cmdline.empty()) {
+    size_t nul = cmdline.find('\0');
+    out.args.push_back(cmdline.substr(0, nul));
+    cmdline.remove_prefix(nul + 1);
+  }
+  return out;
+}
+
+Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload) {
+  if (payload.size() != kEndOfStreamSize) {
+    return malformed("end-of-stream", size_text(payload.size()) + ", expected 40");
+  }
+  const std::byte* p = payload.data();
+  EndOfStream out;
+  out.chunks_written = load_le64(p);
+  out.bytes_written = load_le64(p + 8);
+  out.write_errors = load_le64(p + 16);
+  out.end_clock_ns = static_cast<int64_t>(load_le64(p + 24));
+  out.signal = load_le32(p + 32);
+  return out;
+}
+
+}  // namespace strata::format

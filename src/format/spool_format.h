@@ -1,0 +1,104 @@
+// The spool's wire constants: magic, version, chunk framing, chunk kinds and
+// the byte offsets of every fixed field. docs/spool-format.md is the prose
+// version of this file; the two change together.
+//
+// Versioning: the magic and the major/minor fields at offsets 8 and 10 are
+// frozen forever, so any reader can name the version of any spool. A new
+// minor may only add things an older reader can skip (chunk kinds, drop
+// counter kinds, header fields after the v1.0 ones); anything else, including
+// a change to an existing payload layout, is a new major.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace strata::format {
+
+inline constexpr char kSpoolMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'S', 'P'};
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+
+// File header, v1.0 layout. header_size lets a newer minor append fields: an
+// older reader checks the CRC over the whole header and ignores the rest.
+inline constexpr size_t kFileHeaderSize = 48;
+inline constexpr size_t kMaxFileHeaderSize = 4096;
+namespace header_offset {
+inline constexpr size_t kMagic = 0;             // char[8] "STRATASP"
+inline constexpr size_t kMajor = 8;             // u16
+inline constexpr size_t kMinor = 10;            // u16
+inline constexpr size_t kHeaderSize = 12;       // u32, bytes including the trailing CRC
+inline constexpr size_t kPid = 16;              // u32, the producer's pid
+inline constexpr size_t kClockId = 20;          // u32, ClockId of start_clock_ns
+inline constexpr size_t kStartClockNs = 24;     // i64, on clock_id, at open
+inline constexpr size_t kStartRealtimeNs = 32;  // i64, CLOCK_REALTIME at the same instant
+inline constexpr size_t kFlags = 40;            // u32, none defined in 1.0 (written as 0)
+// u32 CRC-32 of bytes [0, header_size - 4) sits at header_size - 4 (44 in v1.0).
+}  // namespace header_offset
+
+// Chunk framing: [marker u32][kind u32][length u32][crc u32][payload][pad].
+// The CRC covers kind, length and payload, so a damaged length is caught
+// without trusting it. Chunks start 8-aligned (payloads are zero-padded) so
+// that an undamaged payload can be read in place as CUPTI records.
+inline constexpr uint32_t kChunkMarker = 0xA97C5AD3;  // bytes D3 5A 7C A9: not ASCII, not 0/FF
+inline constexpr size_t kChunkHeaderSize = 16;
+inline constexpr size_t kChunkAlignment = 8;
+// CUPTI buffers are 1-10 MB (Kineto uses 4 MB); anything near this bound is a
+// damaged length, and the bound keeps the reader's resync cost finite.
+inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
+namespace chunk_offset {
+inline constexpr size_t kMarker = 0;
+inline constexpr size_t kKind = 4;
+inline constexpr size_t kLength = 8;
+inline constexpr size_t kCrc = 12;
+}  // namespace chunk_offset
+
+inline constexpr size_t align_chunk(size_t n) {
+  return (n + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
+}
+
+// Chunk kinds. Numbers are never reused; a reader skips and counts kinds it
+// does not know, so adding one is a minor version.
+enum class ChunkKind : uint32_t {
+  kCuptiBuffer = 1,   // u32 cupti_version, u32 0, then the buffer's valid bytes
+  kStrings = 2,       // u32 count, u32 0, then count x {u64 id, u32 len, bytes[len]}
+  kDropCounters = 3,  // u32 count, u32 0, then count x {u32 DropCounterKind, u32 0, u64 total}
+  kThreadName = 4,    // u32 tid, u32 0, then the name's bytes (no NUL)
+  kProcessInfo = 5,   // u32 pid, u32 ppid, u32 exe_len, u32 cmdline_len, exe, cmdline
+  kEndOfStream = 6,  // u64 chunks, u64 bytes, u64 write_errors, i64 end_clock_ns, u32 signal, u32 0
+};
+inline constexpr uint32_t kLastKnownKind = 6;
+
+inline constexpr bool is_known_kind(uint32_t kind) {
+  return kind >= 1 && kind <= kLastKnownKind;
+}
+// "cupti-buffer", "strings", ...; "unknown" for kinds this build does not know.
+const char* chunk_kind_name(uint32_t kind);
+
+// Fixed payload sizes (prefixes for the variable-length kinds).
+inline constexpr size_t kCuptiBufferPrefix = 8;
+inline constexpr size_t kStringsPrefix = 8;
+inline constexpr size_t kStringEntryPrefix = 12;  // u64 id, u32 len
+inline constexpr size_t kDropCountersPrefix = 8;
+inline constexpr size_t kDropCounterEntry = 16;
+inline constexpr size_t kThreadNamePrefix = 8;
+inline constexpr size_t kProcessInfoPrefix = 16;
+inline constexpr size_t kEndOfStreamSize = 40;
+
+// The clock of the header's start timestamp and, by the agent's contract, of
+// every timestamp in the spool (CUPTI is pointed at it by its timestamp
+// callback). Values are strata's own, not the host's clockid_t.
+enum class ClockId : uint32_t {
+  kMonotonic = 1,  // CLOCK_MONOTONIC
+};
+
+// What a drop counter counts. Totals are cumulative since the agent started,
+// so a later chunk supersedes an earlier one and a lost chunk loses nothing.
+enum class DropCounterKind : uint32_t {
+  kCuptiRecords = 1,        // cuptiActivityGetNumDroppedRecords
+  kBuffersUnavailable = 2,  // bufferRequested found the pool empty
+  kSpoolWriteErrors = 3,    // appends that failed in write(2)
+  kNvtxEvents = 4,          // NVTX events dropped by the agent's own rings
+  kInstrumentEvents = 5,    // instrumentation events dropped by the agent's own rings
+};
+
+}  // namespace strata::format

@@ -1,0 +1,138 @@
+#include "report/table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+
+namespace strata::report {
+
+Result<Format> parse_format(std::string_view name) {
+  if (name == "table") return Format::kTable;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  return make_error("unknown --format '" + std::string(name) + "' (use table, csv or json)");
+}
+
+Cell text_cell(std::string text) { return Cell{std::move(text), std::nullopt}; }
+
+Cell number_cell(double value, int decimals, bool grouped) {
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (grouped && std::isfinite(value)) {
+    // Thousands separators without depending on the process locale.
+    size_t dot = text.find('.');
+    std::string int_part = text.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : text.substr(dot);
+    bool negative = !int_part.empty() && int_part[0] == '-';
+    if (negative) int_part.erase(0, 1);
+    std::string out;
+    for (size_t i = 0; i < int_part.size(); ++i) {
+      if (i > 0 && (int_part.size() - i) % 3 == 0) out += ',';
+      out += int_part[i];
+    }
+    text = (negative ? "-" : "") + out + frac;
+  }
+  return Cell{std::move(text), std::isfinite(value) ? std::optional<double>(value) : std::nullopt};
+}
+
+namespace {
+
+std::string render_text(const Table& t) {
+  std::vector<size_t> width(t.columns.size());
+  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].name.size();
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& row : t.rows) {
+    std::vector<std::string> line;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      line.push_back(c < row.size() ? printable(row[c].text) : "");
+      width[c] = std::max(width[c], line.back().size());
+    }
+    cells.push_back(std::move(line));
+  }
+  auto emit = [&](const std::vector<std::string>& line, std::string& out) {
+    for (size_t c = 0; c < line.size(); ++c) {
+      if (c > 0) out += "  ";
+      bool last = c + 1 == line.size();
+      if (t.columns[c].align == Align::kRight) {
+        out += fmt::format("{:>{}}", line[c], width[c]);
+      } else {
+        out += last ? line[c] : fmt::format("{:<{}}", line[c], width[c]);
+      }
+    }
+    out += '\n';
+  };
+  std::string out;
+  if (!t.title.empty()) out += t.title + "\n\n";
+  std::vector<std::string> header;
+  std::vector<std::string> rule;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    header.push_back(t.columns[c].name);
+    rule.push_back(std::string(width[c], '-'));
+  }
+  emit(header, out);
+  emit(rule, out);
+  for (const auto& line : cells) emit(line, out);
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string render_csv(const Table& t) {
+  std::string out;
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    if (c > 0) out += ',';
+    out += csv_field(t.columns[c].name);
+  }
+  out += '\n';
+  for (const auto& row : t.rows) {
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c > 0) out += ',';
+      if (c < row.size()) out += csv_field(row[c].text);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_json(const Table& t) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& row : t.rows) {
+    nlohmann::ordered_json obj = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c >= row.size()) {
+        obj[t.columns[c].name] = nullptr;
+      } else if (row[c].number) {
+        obj[t.columns[c].name] = *row[c].number;
+      } else {
+        obj[t.columns[c].name] = row[c].text;
+      }
+    }
+    rows.push_back(std::move(obj));
+  }
+  // Invalid UTF-8 from a target (kernel names, output) is replaced, not fatal.
+  return rows.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string render(const Table& table, Format format) {
+  switch (format) {
+    case Format::kCsv: return render_csv(table);
+    case Format::kJson: return render_json(table);
+    case Format::kTable: break;
+  }
+  return render_text(table);
+}
+
+}  // namespace strata::report

@@ -1,0 +1,664 @@
+#include "sampler/sampler.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "common/clock.h"
+
+namespace strata::sampler {
+
+const char* stack_mode_name(StackMode mode) {
+  return mode == StackMode::kDwarf ? "dwarf" : "fp";
+}
+
+std::span<const uint64_t> RawProfile::regs_of(const Sample& s) const {
+  if (s.regs_abi == 0 || regs_per_sample == 0) return {};
+  const uint64_t at = s.regs_index * regs_per_sample;
+  if (at + regs_per_sample > regs.size()) return {};
+  return std::span<const uint64_t>(regs).subspan(at, regs_per_sample);
+}
+
+std::span<const uint8_t> RawProfile::stack_of(const Sample& s) const {
+  if (s.stack_offset + s.stack_size > stacks.size()) return {};
+  return std::span<const uint8_t>(stacks).subspan(s.stack_offset, s.stack_size);
+}
+
+std::span<const uint64_t> RawProfile::callchain_of(const Sample& s) const {
+  if (s.callchain_offset + s.callchain_size > callchains.size()) return {};
+  return std::span<const uint64_t>(callchains).subspan(s.callchain_offset, s.callchain_size);
+}
+
+std::optional<uint64_t> RawProfile::reg(const Sample& s, int perf_reg) const {
+  if (perf_reg < 0 || perf_reg >= 64 || !(regs_mask & (1ull << perf_reg))) return std::nullopt;
+  auto r = regs_of(s);
+  if (r.empty()) return std::nullopt;
+  // Registers are stored in increasing bit order: the index is the number of
+  // mask bits below this one.
+  const int index = std::popcount(regs_mask & ((1ull << perf_reg) - 1));
+  return r[static_cast<size_t>(index)];
+}
+
+std::vector<int> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (text.empty()) return cpus;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string_view item =
+        text.substr(pos, comma == std::string_view::npos ? text.npos : comma - pos);
+    int lo = 0;
+    int hi = 0;
+    size_t dash = item.find('-');
+    auto parse = [](std::string_view s, int& out) {
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+      return ec == std::errc() && p == s.data() + s.size() && !s.empty() && out >= 0;
+    };
+    if (dash == std::string_view::npos) {
+      if (!parse(item, lo)) return {};
+      hi = lo;
+    } else if (!parse(item.substr(0, dash), lo) || !parse(item.substr(dash + 1), hi) || hi < lo ||
+               hi - lo > 1 << 16) {
+      return {};
+    }
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return cpus;
+}
+
+namespace {
+
+std::string read_small_file(const char* path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string errno_text(int err) {
+  const char* name = strerrorname_np(err);
+  return std::string(std::strerror(err)) + (name ? std::string(" (") + name + ")" : "");
+}
+
+long perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
+  return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+// The signal forwarder's state is process-global because a signal handler
+// can see nothing else; sample_command's contract allows one run at a time.
+std::atomic<pid_t> g_child{0};
+volatile sig_atomic_t g_pending_signal = 0;
+
+void forward_signal(int sig, siginfo_t* info, void*) {
+  // A terminal's SIGINT (si_code SI_KERNEL) already went to the whole
+  // foreground process group, the child included: do not deliver it twice.
+  if (info && info->si_code == SI_KERNEL) return;
+  const int saved = errno;
+  const pid_t child = g_child.load(std::memory_order_relaxed);
+  if (child > 0) {
+    kill(child, sig);
+  } else {
+    g_pending_signal = sig;
+  }
+  errno = saved;
+}
+
+// Installs the forwarding handlers for SIGINT and SIGTERM for its lifetime.
+// Threading: construct and destroy on the thread running sample_command.
+class SignalForwarder {
+ public:
+  explicit SignalForwarder(bool enabled) : enabled_(enabled) {
+    if (!enabled_) return;
+    g_child.store(0);
+    g_pending_signal = 0;
+    struct sigaction sa {};
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~SignalForwarder() {
+    if (!enabled_) return;
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    g_child.store(0);
+  }
+  SignalForwarder(const SignalForwarder&) = delete;
+  SignalForwarder& operator=(const SignalForwarder&) = delete;
+
+  void set_child(pid_t pid) {
+    if (!enabled_) return;
+    g_child.store(pid);
+    if (pid > 0 && g_pending_signal != 0) {
+      kill(pid, g_pending_signal);
+      g_pending_signal = 0;
+    }
+  }
+
+ private:
+  bool enabled_;
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// One per-CPU event fd and its mmap'd ring. Threading: used by one thread.
+class PerfRing {
+ public:
+  PerfRing() = default;
+  PerfRing(const PerfRing&) = delete;
+  PerfRing& operator=(const PerfRing&) = delete;
+  ~PerfRing() {
+    if (base_) munmap(base_, map_size_);
+    if (fd_ >= 0) close(fd_);
+  }
+
+  int fd() const { return fd_; }
+  void set_fd(int fd) { fd_ = fd; }
+
+  // Maps 1 + data_pages pages; on EPERM (mlock limit) halves data_pages down
+  // to kMinRingPages. Returns 0 or the errno of the last failure.
+  int map(uint32_t& data_pages) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    for (;;) {
+      map_size_ = page * (1 + data_pages);
+      void* p = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+      if (p != MAP_FAILED) {
+        base_ = p;
+        auto* meta = static_cast<perf_event_mmap_page*>(base_);
+        // data_offset/data_size exist since Linux 4.1; before, the data area
+        // follows the first page.
+        data_offset_ = meta->data_offset ? meta->data_offset : page;
+        data_size_ = meta->data_size ? meta->data_size : page * data_pages;
+        return 0;
+      }
+      const int err = errno;
+      if (err != EPERM || data_pages <= kMinRingPages) return err;
+      data_pages /= 2;
+    }
+  }
+
+  // Copies out what the kernel has written and releases it. Returns false if
+  // the positions were inconsistent (the unread data is then dropped).
+  bool drain(std::vector<uint8_t>& out) {
+    out.clear();
+    if (!base_) return true;
+    auto* meta = static_cast<perf_event_mmap_page*>(base_);
+    // Acquire pairs with the kernel's store of data_head after writing the
+    // records (the kernel documents an smp_rmb after reading data_head).
+    const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+    const uint64_t tail = meta->data_tail;  // only we write it
+    const auto* data = static_cast<const uint8_t*>(base_) + data_offset_;
+    const bool ok = copy_from_ring(data, data_size_, tail, head, out);
+    // Release: our reads of the records happen before the kernel may reuse
+    // the space.
+    __atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
+    return ok;
+  }
+
+ private:
+  int fd_ = -1;
+  void* base_ = nullptr;
+  size_t map_size_ = 0;
+  uint64_t data_offset_ = 0;
+  uint64_t data_size_ = 0;
+};
+
+// Appends parsed records to a RawProfile, copying only the valid part of each
+// stack (dyn_size bytes). Threading: used by one thread.
+class ProfileBuilder : public RecordSink {
+ public:
+  explicit ProfileBuilder(RawProfile& profile) : p_(profile) {}
+
+  void on_sample(const SampleRecord& r) override {
+    Sample s;
+    s.ip = r.ip;
+    s.time = r.where.time;
+    s.period = r.period;
+    s.pid = r.where.pid;
+    s.tid = r.where.tid;
+    s.cpu = r.where.cpu;
+    if (r.regs_abi != 0 && r.regs.size() == p_.regs_per_sample && p_.regs_per_sample > 0) {
+      s.regs_abi = static_cast<uint32_t>(r.regs_abi);
+      s.regs_index = p_.regs.size() / p_.regs_per_sample;
+      p_.regs.insert(p_.regs.end(), r.regs.begin(), r.regs.end());
+    }
+    s.stack_offset = p_.stacks.size();
+    s.stack_size = static_cast<uint32_t>(r.stack.size());
+    p_.stacks.insert(p_.stacks.end(), r.stack.begin(), r.stack.end());
+    s.callchain_offset = p_.callchains.size();
+    for (uint64_t ip : r.callchain) {
+      // Context markers (PERF_CONTEXT_USER, ...) are not addresses.
+      if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
+      p_.callchains.push_back(ip);
+    }
+    s.callchain_size = static_cast<uint32_t>(p_.callchains.size() - s.callchain_offset);
+    p_.samples.push_back(s);
+  }
+
+  void on_mmap(const MmapRecord& r) override {
+    Mapping m;
+    m.time = r.where.time;
+    m.pid = r.pid;
+    m.tid = r.tid;
+    m.addr = r.addr;
+    m.len = r.len;
+    m.pgoff = r.pgoff;
+    m.has_build_id = r.has_build_id;
+    if (r.has_build_id && r.build_id) {
+      m.build_id_size = r.build_id_size;
+      std::memcpy(m.build_id.data(), r.build_id, m.build_id.size());
+    }
+    m.maj = r.maj;
+    m.min = r.min;
+    m.ino = r.ino;
+    m.ino_generation = r.ino_generation;
+    m.prot = r.prot;
+    m.flags = r.flags;
+    m.filename = std::string(r.filename);
+    p_.mmaps[r.pid].push_back(std::move(m));
+  }
+
+  void on_comm(const CommRecord& r) override {
+    p_.comms.push_back(Comm{r.where.time, r.pid, r.tid, r.exec, std::string(r.comm)});
+  }
+
+  void on_task(const TaskRecord& r) override {
+    p_.tasks.push_back(TaskEvent{r.fork, r.time, r.pid, r.ppid, r.tid, r.ptid});
+  }
+
+  void on_lost(const LostRecord& r) override {
+    if (!r.samples_only) p_.counters.lost_events++;
+    p_.counters.lost_samples += r.lost;
+  }
+
+  void on_throttle(const ThrottleRecord& r) override {
+    (r.throttle ? p_.counters.throttle_events : p_.counters.unthrottle_events)++;
+    p_.throttles.push_back(ThrottleEvent{r.throttle, r.time, r.where.cpu});
+  }
+
+ private:
+  RawProfile& p_;
+};
+
+Error fail(SampleErrorKind* kind, SampleErrorKind k, std::string message) {
+  if (kind) *kind = k;
+  return make_error(std::move(message));
+}
+
+std::string paranoid_value() {
+  std::string v = trimmed(read_small_file("/proc/sys/kernel/perf_event_paranoid"));
+  return v.empty() ? "unknown" : v;
+}
+
+bool is_unavailable_errno(int err) {
+  return err == EACCES || err == EPERM || err == ENOSYS || err == ENOENT || err == EOPNOTSUPP;
+}
+
+std::string open_error_message(int err) {
+  if (err == EACCES || err == EPERM) {
+    return "perf_event_open refused: " + errno_text(err) + "; kernel.perf_event_paranoid is " +
+           paranoid_value() +
+           " (sampling your own processes needs <= 2, or CAP_PERFMON; a container's seccomp "
+           "filter can refuse it too)";
+  }
+  if (err == ENOSYS) return "perf_event_open is not available in this kernel: " + errno_text(err);
+  return "the cpu-clock sampling event is not supported here: perf_event_open: " + errno_text(err);
+}
+
+Status validate(const SamplerOptions& o) {
+  if (o.frequency_hz == 0 || o.frequency_hz > 1'000'000) {
+    return make_error("sampling frequency must be 1..1000000 Hz, got " +
+                      std::to_string(o.frequency_hz));
+  }
+  if (o.mode == StackMode::kDwarf) {
+#if !defined(__x86_64__)
+    return make_error("dwarf stack mode supports x86-64 only; use fp mode");
+#endif
+    if (o.stack_bytes == 0 || o.stack_bytes % 8 != 0 || o.stack_bytes > 65528) {
+      return make_error("user stack copy size must be a multiple of 8 in 8..65528 bytes, got " +
+                        std::to_string(o.stack_bytes));
+    }
+    if (o.regs_mask == 0) return make_error("dwarf mode needs a non-empty register mask");
+  }
+  if (!std::has_single_bit(o.ring_data_pages) || o.ring_data_pages < kMinRingPages) {
+    return make_error("ring buffer pages must be a power of two >= " +
+                      std::to_string(kMinRingPages) + ", got " + std::to_string(o.ring_data_pages));
+  }
+  return Ok{};
+}
+
+perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  // A fixed period rather than freq=1: for cpu-clock the kernel turns a
+  // frequency into the period 1e9/freq ns itself at open
+  // (perf_swevent_init_hrtimer, kernel/events/core.c, Linux 3.x-6.18), so the
+  // period is exact either way; opening it explicitly keeps every sample's
+  // PERIOD equal to its weight in ns and skips the frequency checks.
+  attr.sample_period = 1'000'000'000ull / o.frequency_hz;
+  attr.sample_type =
+      PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+  if (o.mode == StackMode::kDwarf) {
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = o.regs_mask;
+    attr.sample_stack_user = o.stack_bytes;
+  } else {
+    attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+    attr.exclude_callchain_kernel = 1;
+  }
+  attr.disabled = 1;
+  attr.enable_on_exec = 1;
+  attr.inherit = 1;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  attr.sample_id_all = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  attr.use_clockid = 1;
+  attr.clockid = CLOCK_MONOTONIC;
+  attr.build_id = o.mmap_build_id ? 1 : 0;
+  // Wake the poller when a quarter of the ring is full: at 1 kHz with 16 KiB
+  // stacks one busy thread writes ~16 MB/s, so a 512 KiB ring fills in ~30 ms.
+  attr.watermark = 1;
+  attr.wakeup_watermark = static_cast<uint32_t>(std::max<uint64_t>(ring_bytes / 4, 4096));
+  return attr;
+}
+
+[[noreturn]] void child_main(const std::vector<std::string>& argv, int go_fd, int error_fd) {
+  // The parent's forwarding handlers must not run here (exec would reset
+  // them, but the child waits first).
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  char go = 0;
+  ssize_t n;
+  do {
+    n = read(go_fd, &go, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) _exit(127);  // the parent gave up (no events): never run the command
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  int err = errno;
+  (void)!write(error_fd, &err, sizeof err);
+  _exit(127);
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+int64_t timeval_ns(const timeval& tv) {
+  return int64_t{tv.tv_sec} * 1'000'000'000 + int64_t{tv.tv_usec} * 1'000;
+}
+
+// Reaps the child (blocking or not). Returns true once reaped.
+bool reap(pid_t pid, bool block, RawProfile& profile) {
+  int status = 0;
+  rusage usage{};
+  pid_t r;
+  do {
+    r = wait4(pid, &status, block ? 0 : WNOHANG, &usage);
+  } while (r < 0 && errno == EINTR);
+  if (r == 0) return false;
+  if (r < 0) return true;  // ECHILD: someone else reaped it; nothing more to learn
+  if (WIFEXITED(status)) profile.exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) profile.signal = WTERMSIG(status);
+  profile.user_ns = timeval_ns(usage.ru_utime);
+  profile.sys_ns = timeval_ns(usage.ru_stime);
+  return true;
+}
+
+}  // namespace
+
+Result<RawProfile> sample_command(const std::vector<std::string>& argv,
+                                  const SamplerOptions& options, SampleErrorKind* kind) {
+  if (kind) *kind = SampleErrorKind::kNone;
+  if (argv.empty()) return fail(kind, SampleErrorKind::kSystem, "empty command");
+  if (Status v = validate(options); !v)
+    return fail(kind, SampleErrorKind::kSystem, v.error().message);
+
+  std::vector<int> cpus = parse_cpu_list(read_small_file("/sys/devices/system/cpu/online"));
+  if (cpus.empty()) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < n; ++c) cpus.push_back(static_cast<int>(c));
+  }
+
+  RawProfile profile;
+  profile.mode = options.mode;
+  profile.frequency_hz = options.frequency_hz;
+  profile.period_ns = 1'000'000'000ull / options.frequency_hz;
+  if (options.mode == StackMode::kDwarf) {
+    profile.stack_bytes = options.stack_bytes;
+    profile.regs_mask = options.regs_mask;
+    profile.regs_per_sample = static_cast<uint32_t>(std::popcount(options.regs_mask));
+  }
+  const std::string max_rate =
+      trimmed(read_small_file("/proc/sys/kernel/perf_event_max_sample_rate"));
+  if (!max_rate.empty() && std::atoll(max_rate.c_str()) > 0 &&
+      options.frequency_hz > static_cast<uint64_t>(std::atoll(max_rate.c_str()))) {
+    profile.notes.push_back("sampling at " + std::to_string(options.frequency_hz) +
+                            " Hz exceeds kernel.perf_event_max_sample_rate (" + max_rate +
+                            "): expect throttling");
+  }
+
+  int go_pipe[2];
+  int error_pipe[2];
+  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
+    return fail(kind, SampleErrorKind::kSystem, "pipe: " + errno_text(errno));
+  }
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    const int err = errno;
+    close(go_pipe[0]);
+    close(go_pipe[1]);
+    return fail(kind, SampleErrorKind::kSystem, "pipe: " + errno_text(err));
+  }
+
+  SignalForwarder forwarder(options.forward_signals);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    for (int fd : {go_pipe[0], go_pipe[1], error_pipe[0], error_pipe[1]}) close(fd);
+    return fail(kind, SampleErrorKind::kSystem, "fork: " + errno_text(err));
+  }
+  if (pid == 0) {
+    close(go_pipe[1]);
+    close(error_pipe[0]);
+    child_main(argv, go_pipe[0], error_pipe[1]);
+  }
+  close(go_pipe[0]);
+  close(error_pipe[1]);
+  int go_fd = go_pipe[1];
+  int error_fd = error_pipe[0];
+  profile.child_pid = pid;
+  forwarder.set_child(pid);
+
+  // Abandons the launch: the child sees EOF instead of the go byte and exits
+  // without running the command.
+  auto abandon = [&](SampleErrorKind k, std::string message) -> Result<RawProfile> {
+    close_fd(go_fd);
+    close_fd(error_fd);
+    reap(pid, /*block=*/true, profile);
+    return fail(kind, k, std::move(message));
+  };
+
+  // Open one event per CPU: inherit events must be per-CPU to be mmap'd (the
+  // kernel refuses mmap of an inherit event opened with cpu=-1).
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  std::vector<std::unique_ptr<PerfRing>> rings;
+  bool build_id = options.mmap_build_id;
+  for (int cpu : cpus) {
+    SamplerOptions o = options;
+    o.mmap_build_id = build_id;
+    perf_event_attr attr = make_attr(o, page * options.ring_data_pages);
+    long fd = perf_event_open(&attr, pid, cpu);
+    if (fd < 0 && errno == EINVAL && build_id) {
+      // attr.build_id arrived in Linux 5.12; older kernels refuse the bit.
+      build_id = false;
+      attr.build_id = 0;
+      fd = perf_event_open(&attr, pid, cpu);
+      if (fd >= 0) profile.notes.push_back("kernel does not report build ids in MMAP2 records");
+    }
+    if (fd < 0) {
+      const int err = errno;
+      if (err == ENODEV || err == ENXIO) continue;  // CPU went offline since we listed it
+      if (is_unavailable_errno(err)) {
+        return abandon(SampleErrorKind::kPerfUnavailable, open_error_message(err));
+      }
+      return abandon(SampleErrorKind::kSystem, "perf_event_open(cpu-clock, cpu " +
+                                                   std::to_string(cpu) + "): " + errno_text(err));
+    }
+    auto ring = std::make_unique<PerfRing>();
+    ring->set_fd(static_cast<int>(fd));
+    uint32_t pages = options.ring_data_pages;
+    if (int err = ring->map(pages); err != 0) {
+      return abandon(
+          SampleErrorKind::kSystem,
+          "mmap of the perf ring buffer (cpu " + std::to_string(cpu) + ", " +
+              std::to_string(pages) + " pages): " + errno_text(err) +
+              (err == EPERM ? "; raise RLIMIT_MEMLOCK or kernel.perf_event_mlock_kb" : ""));
+    }
+    if (pages < options.ring_data_pages && profile.notes.size() < 8) {
+      profile.notes.push_back("perf ring buffer of cpu " + std::to_string(cpu) + " reduced to " +
+                              std::to_string(pages) + " pages (mlock limit: kernel." +
+                              "perf_event_mlock_kb=" +
+                              trimmed(read_small_file("/proc/sys/kernel/perf_event_mlock_kb")) +
+                              " KiB, RLIMIT_MEMLOCK); samples may be lost");
+    }
+    profile.counters.ring_data_pages = profile.counters.ring_data_pages == 0
+                                           ? pages
+                                           : std::min(profile.counters.ring_data_pages, pages);
+    rings.push_back(std::move(ring));
+  }
+  if (rings.empty()) return abandon(SampleErrorKind::kSystem, "no online CPU could be sampled");
+  profile.counters.cpus_opened = static_cast<uint32_t>(rings.size());
+  profile.layout = SampleLayout{make_attr(options, 0).sample_type,
+                                options.mode == StackMode::kDwarf ? options.regs_mask : 0, true};
+
+  // Let the child exec; the events enable themselves at exec.
+  profile.start_ns = monotonic_ns();
+  const char go = 1;
+  ssize_t wrote;
+  do {
+    wrote = write(go_fd, &go, 1);
+  } while (wrote < 0 && errno == EINTR);
+  close_fd(go_fd);
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = read(error_fd, &exec_errno, sizeof exec_errno);  // EOF: exec succeeded
+  } while (got < 0 && errno == EINTR);
+  close_fd(error_fd);
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    rings.clear();
+    return abandon(SampleErrorKind::kCannotStart,
+                   "cannot start '" + argv[0] + "': " + std::strerror(exec_errno));
+  }
+  if (options.on_child) options.on_child(pid);
+
+  ProfileBuilder builder(profile);
+  std::vector<uint8_t> scratch;
+  auto drain_all = [&] {
+    for (auto& ring : rings) {
+      if (!ring->drain(scratch)) profile.counters.ring_errors++;
+      if (scratch.empty()) continue;
+      if (options.on_ring_bytes) options.on_ring_bytes(scratch);
+      ParseStats st = parse_records(scratch, profile.layout, builder);
+      profile.counters.records += st.records;
+      profile.counters.unknown_records += st.unknown_records;
+      profile.counters.bad_records += st.bad_records;
+      profile.counters.bad_bytes += st.bad_bytes;
+    }
+  };
+
+  // pidfd (Linux 5.3) wakes the poll when the child exits; without it the
+  // poll timeout bounds the delay.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  std::vector<pollfd> pfds;
+  for (auto& ring : rings) pfds.push_back(pollfd{ring->fd(), POLLIN, 0});
+  if (pidfd >= 0) pfds.push_back(pollfd{pidfd, POLLIN, 0});
+  constexpr int kPollTimeoutMs = 100;
+  bool reaped = false;
+  while (!reaped) {
+    int n = poll(pfds.data(), pfds.size(), kPollTimeoutMs);
+    if (n < 0 && errno != EINTR) {
+      // Unexpected; keep draining on a timer rather than spin.
+      usleep(kPollTimeoutMs * 1000);
+    }
+    for (pollfd& p : pfds) {
+      // An event whose task has exited stays POLLHUP for good (a main thread
+      // that called pthread_exit while others run): stop polling it, lest
+      // poll return at once forever; drain_all still reads its ring.
+      if (p.fd != pidfd && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) p.fd = -1;
+    }
+    drain_all();
+    reaped = reap(pid, /*block=*/false, profile);
+  }
+  profile.end_ns = monotonic_ns();
+  if (pidfd >= 0) close(pidfd);
+  // The exited task's records are all in the rings by the time it is reaped
+  // (perf_event_exit_task runs in do_exit, before the task turns zombie).
+  drain_all();
+  rings.clear();
+  forwarder.set_child(0);
+  if (options.on_child) options.on_child(-1);
+
+  // Per-CPU rings interleave: order everything by time for the consumers.
+  std::stable_sort(profile.samples.begin(), profile.samples.end(),
+                   [](const Sample& a, const Sample& b) { return a.time < b.time; });
+  for (auto& [p, maps] : profile.mmaps) {
+    std::stable_sort(maps.begin(), maps.end(),
+                     [](const Mapping& a, const Mapping& b) { return a.time < b.time; });
+  }
+  std::stable_sort(profile.comms.begin(), profile.comms.end(),
+                   [](const Comm& a, const Comm& b) { return a.time < b.time; });
+  std::stable_sort(profile.tasks.begin(), profile.tasks.end(),
+                   [](const TaskEvent& a, const TaskEvent& b) { return a.time < b.time; });
+  std::stable_sort(profile.throttles.begin(), profile.throttles.end(),
+                   [](const ThrottleEvent& a, const ThrottleEvent& b) { return a.time < b.time; });
+  if (profile.counters.lost_samples > 0) {
+    profile.notes.push_back(std::to_string(profile.counters.lost_samples) +
+                            " samples lost (ring buffers full); try a larger ring or a lower rate");
+  }
+  if (profile.counters.throttle_events > 0) {
+    profile.notes.push_back("the kernel throttled sampling " +
+                            std::to_string(profile.counters.throttle_events) +
+                            " times (kernel.perf_event_max_sample_rate)");
+  }
+  return profile;
+}
+
+}  // namespace strata::sampler

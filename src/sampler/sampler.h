@@ -1,0 +1,223 @@
+// CPU sampling of a child process from outside, with perf_event_open: the
+// capture half of `strata cpu` (shared/reference/cpu-sampling.md). It runs
+// the command, samples its user-mode CPU time on cpu-clock, and returns the
+// raw samples (registers and user stack copies, or frame-pointer callchains)
+// with the mmap/comm/fork/exit records an unwinder needs. Unwinding and
+// symbolization happen later, elsewhere.
+//
+// Threading: sample_command blocks the calling thread until the child exits.
+// It forks, so call it from a single-threaded process (or accept that only
+// the calling thread exists in the child until exec). While it runs it owns
+// the process's SIGINT and SIGTERM handlers (restored on return), so at most
+// one call may be in progress per process.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "sampler/perf_records.h"
+
+namespace strata::sampler {
+
+enum class StackMode {
+  kDwarf,         // user registers + a copy of the user stack, unwound offline (DWARF CFI)
+  kFramePointer,  // the kernel walks frame pointers (PERF_SAMPLE_CALLCHAIN, user part only)
+};
+
+const char* stack_mode_name(StackMode mode);  // "dwarf" / "fp"
+
+// x86-64 perf register numbers (arch/x86/include/uapi/asm/perf_regs.h).
+enum PerfRegX86 : int {
+  kRegAx = 0,
+  kRegBx = 1,
+  kRegCx = 2,
+  kRegDx = 3,
+  kRegSi = 4,
+  kRegDi = 5,
+  kRegBp = 6,
+  kRegSp = 7,
+  kRegIp = 8,
+  kRegFlags = 9,
+  kRegR8 = 16,
+  kRegR12 = 20,
+  kRegR13 = 21,
+  kRegR14 = 22,
+  kRegR15 = 23,
+};
+
+// What a DWARF unwinder needs for x86-64: ip, sp and the callee-saved
+// registers (rbx, rbp, r12-r15) whose values CFI rules may restore.
+inline constexpr uint64_t kDwarfRegsMask =
+    (1ull << kRegBx) | (1ull << kRegBp) | (1ull << kRegSp) | (1ull << kRegIp) | (1ull << kRegR12) |
+    (1ull << kRegR13) | (1ull << kRegR14) | (1ull << kRegR15);
+
+struct SamplerOptions {
+  StackMode mode = StackMode::kDwarf;
+  // Samples per second of CPU time of each thread. cpu-clock is an hrtimer
+  // event, so the period is opened as 1e9 / frequency_hz ns.
+  uint32_t frequency_hz = 1000;
+  // Bytes of user stack copied per sample (dwarf mode). Multiple of 8, at most
+  // 65528 (the record size is a u16). 16 KiB covers ~100 typical C++ frames
+  // at half the ring traffic of perf's 32 KiB-class settings.
+  uint32_t stack_bytes = 16384;
+  uint64_t regs_mask = kDwarfRegsMask;  // dwarf mode, x86-64 perf register bits
+  // Data pages per CPU ring buffer (a power of two; one metadata page is
+  // added). 128 pages = 512 KiB, which with the metadata page fits the
+  // default perf_event_mlock_kb (516) for unprivileged users. Halved down to
+  // kMinRingPages on EPERM from mmap (mlock limits), with a note.
+  uint32_t ring_data_pages = 128;
+  // Ask for build ids in MMAP2 records (Linux 5.12+); opened without them
+  // where the kernel refuses the flag.
+  bool mmap_build_id = true;
+  // Forward SIGINT/SIGTERM sent to strata to the child (see sample_command).
+  bool forward_signals = true;
+  // Called with the child's pid once it has exec'd, and with -1 once reaped.
+  std::function<void(int pid)> on_child;
+  // Called with each chunk of raw ring bytes (whole records) before parsing:
+  // for recording parser test inputs and for debugging a kernel's output.
+  std::function<void(std::span<const uint8_t> bytes)> on_ring_bytes;
+};
+
+inline constexpr uint32_t kMinRingPages = 8;
+
+// One sample, compact: variable parts live in RawProfile's arenas.
+struct Sample {
+  uint64_t ip = 0;
+  uint64_t time = 0;    // CLOCK_MONOTONIC ns
+  uint64_t period = 0;  // ns of CPU time this sample stands for
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint32_t cpu = 0;
+  uint32_t regs_abi = 0;      // PERF_SAMPLE_REGS_ABI_*; 0: no registers (regs() is empty)
+  uint64_t regs_index = 0;    // into RawProfile::regs, in units of regs_per_sample
+  uint64_t stack_offset = 0;  // into RawProfile::stacks
+  uint32_t stack_size = 0;    // dyn_size: valid bytes copied from sp upwards
+  uint32_t callchain_size = 0;
+  uint64_t callchain_offset = 0;  // into RawProfile::callchains
+};
+
+struct Mapping {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t addr = 0;
+  uint64_t len = 0;
+  uint64_t pgoff = 0;
+  bool has_build_id = false;
+  uint8_t build_id_size = 0;
+  std::array<uint8_t, 20> build_id{};
+  uint32_t maj = 0;
+  uint32_t min = 0;
+  uint64_t ino = 0;
+  uint64_t ino_generation = 0;
+  uint32_t prot = 0;
+  uint32_t flags = 0;
+  std::string filename;
+};
+
+struct Comm {
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  bool exec = false;
+  std::string name;
+};
+
+struct TaskEvent {
+  bool fork = false;  // else exit
+  uint64_t time = 0;
+  uint32_t pid = 0;
+  uint32_t ppid = 0;
+  uint32_t tid = 0;
+  uint32_t ptid = 0;
+};
+
+struct ThrottleEvent {
+  bool throttle = false;  // else unthrottle
+  uint64_t time = 0;
+  uint32_t cpu = 0;
+};
+
+// Survivable trouble, counted (shared/DESIGN.md, Conventions).
+struct SamplerCounters {
+  uint64_t records = 0;
+  uint64_t lost_events = 0;   // PERF_RECORD_LOST records
+  uint64_t lost_samples = 0;  // samples they (and LOST_SAMPLES) say were dropped
+  uint64_t throttle_events = 0;
+  uint64_t unthrottle_events = 0;
+  uint64_t bad_records = 0;
+  uint64_t bad_bytes = 0;
+  uint64_t unknown_records = 0;
+  uint64_t ring_errors = 0;      // ring positions that made no sense (drain skipped)
+  uint32_t cpus_opened = 0;      // per-CPU event fds
+  uint32_t ring_data_pages = 0;  // smallest per-CPU ring actually mapped
+};
+
+// Everything captured from one run. Samples are sorted by time; mappings per
+// pid are in time order. A child forked by the target starts with its parent's
+// mappings (no MMAP records are sent for them): consult `tasks` for FORK.
+struct RawProfile {
+  StackMode mode = StackMode::kDwarf;
+  uint32_t frequency_hz = 0;
+  uint64_t period_ns = 0;
+  uint32_t stack_bytes = 0;  // requested copy size (dwarf)
+  uint64_t regs_mask = 0;    // (dwarf) bits of the registers in each sample
+  uint32_t regs_per_sample = 0;
+  SampleLayout layout;   // what the events were opened with (to re-parse raw bytes)
+  int64_t start_ns = 0;  // CLOCK_MONOTONIC: events enabled (exec)
+  int64_t end_ns = 0;    // child reaped
+  int child_pid = -1;
+  std::optional<int> exit_status;
+  std::optional<int> signal;  // set when the child was killed by a signal
+  int64_t user_ns = 0;        // child's CPU time from wait4 (for sanity checks)
+  int64_t sys_ns = 0;
+
+  std::vector<Sample> samples;
+  std::vector<uint64_t> regs;
+  std::vector<uint8_t> stacks;
+  std::vector<uint64_t> callchains;
+  std::map<uint32_t, std::vector<Mapping>> mmaps;  // by pid
+  std::vector<Comm> comms;
+  std::vector<TaskEvent> tasks;
+  std::vector<ThrottleEvent> throttles;
+  SamplerCounters counters;
+  std::vector<std::string> notes;  // one-line warnings for the CLI to print
+
+  std::span<const uint64_t> regs_of(const Sample& s) const;
+  std::span<const uint8_t> stack_of(const Sample& s) const;
+  // fp mode: user return addresses, innermost first; [0] is the sample ip.
+  std::span<const uint64_t> callchain_of(const Sample& s) const;
+  // A register by perf number, if the sample carries it.
+  std::optional<uint64_t> reg(const Sample& s, int perf_reg) const;
+
+  int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
+};
+
+enum class SampleErrorKind {
+  kNone,
+  kCannotStart,      // exec failed: "cannot start 'CMD': REASON" (the CLI exits 127)
+  kPerfUnavailable,  // perf_event_open refused (EACCES/EPERM/ENOSYS/ENOENT/EOPNOTSUPP):
+                     // the caller may fall back to in-process sampling
+  kSystem,           // anything else (bad options, fork, mmap)
+};
+
+// Runs argv under the sampler until the child exits. The child stays in
+// strata's process group with strata's stdio. SIGINT/SIGTERM sent to strata
+// itself (kill, not the terminal, which already signals the whole group) are
+// forwarded to the child; the profile of what ran is returned whatever the
+// child's fate. On error, *kind (if given) says which kind.
+Result<RawProfile> sample_command(const std::vector<std::string>& argv,
+                                  const SamplerOptions& options, SampleErrorKind* kind = nullptr);
+
+// "0-3,8,10-11" (sysfs cpu lists) -> {0,1,2,3,8,10,11}; empty on bad text.
+std::vector<int> parse_cpu_list(std::string_view text);
+
+}  // namespace strata::sampler

@@ -1,0 +1,349 @@
+// load_gpu_tables (store/gpu_tables.h): column reads of nsys-schema tables.
+//
+// Reads go through sqlite3_step/sqlite3_column_int64 on one prepared
+// statement per table and nothing else per row: at 1M kernel rows the step
+// loop is the whole cost, so no per-row allocation, string or map lookup.
+// Every value is read as an integer whatever its stored type, so a damaged
+// or hostile file gives odd numbers, never a crash.
+#include "store/gpu_tables.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <set>
+#include <span>
+#include <unordered_set>
+
+#include "common/strings.h"
+#include "store/sqlite_util.h"
+
+namespace strata::store {
+
+const std::string* GpuTables::string(int64_t id) const {
+  auto it = strings.find(id);
+  return it == strings.end() ? nullptr : &it->second;
+}
+
+namespace {
+
+// Per-id lookups through StringIds' primary key beat a full scan until this
+// many distinct ids are wanted.
+constexpr size_t kStringLookupLimit = 4096;
+
+class Loader {
+ public:
+  Loader(sqlite3* db, const std::string& name) : db_(db), name_(printable(name)) {}
+
+  Result<bool> has_table(const char* table) {
+    auto stmt = prepare(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE LIMIT 1",
+        "sqlite_master");
+    if (!stmt) return stmt.error();
+    stmt->bind(1, std::string_view(table));
+    int rc = stmt->step();
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return fail("sqlite_master");
+  }
+
+  Result<std::set<std::string>> columns(const char* table) {
+    auto stmt = prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table);
+    if (!stmt) return stmt.error();
+    std::set<std::string> out;
+    int rc;
+    while ((rc = stmt->step()) == SQLITE_ROW) out.insert(stmt->column_text(1));
+    if (rc != SQLITE_DONE) return fail(table);
+    return out;
+  }
+
+  Result<sql::Statement> prepare(const std::string& text, std::string_view table) {
+    auto stmt = sql::Statement::prepare(db_, text, fmt::format("{}: {}", name_, table));
+    if (!stmt) return stmt.error();
+    return std::move(*stmt);
+  }
+
+  Error fail(std::string_view table) const {
+    return sql::error(db_, fmt::format("{}: reading {}", name_, table));
+  }
+
+  const std::string& name() const { return name_; }
+
+ private:
+  sqlite3* db_;
+  std::string name_;
+};
+
+// The select list for `wanted` columns of a table whose columns are `have`:
+// a missing optional column reads as NULL, a missing required one is an error.
+struct Wanted {
+  const char* column;
+  bool required;
+};
+
+Result<std::string> select_list(const std::set<std::string>& have, std::span<const Wanted> wanted,
+                                const std::string& file, const char* table) {
+  std::string out;
+  for (const auto& w : wanted) {
+    if (!out.empty()) out += ", ";
+    if (have.count(w.column)) {
+      out += sql::quote_identifier(w.column);
+    } else if (w.required) {
+      return make_error(fmt::format("{}: table {} has no column {}", file, table, w.column));
+    } else {
+      out += "NULL";
+    }
+  }
+  return out;
+}
+
+int64_t int_or(sqlite3_stmt* stmt, int index, int64_t if_null) {
+  return sqlite3_column_type(stmt, index) == SQLITE_NULL ? if_null
+                                                         : sqlite3_column_int64(stmt, index);
+}
+
+Status load_runtime(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  auto have = loader.columns(kTable);
+  if (!have) return have.error();
+  static constexpr Wanted kWanted[] = {{"start", true},
+                                       {"end", true},
+                                       {"globalTid", false},
+                                       {"correlationId", false},
+                                       {"nameId", true}};
+  auto list = select_list(*have, kWanted, loader.name(), kTable);
+  if (!list) return list.error();
+  auto stmt = loader.prepare(fmt::format("SELECT {} FROM {}", *list, kTable), kTable);
+  if (!stmt) return stmt.error();
+  auto& c = out.runtime;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    c.start.push_back(sqlite3_column_int64(s, 0));
+    c.end.push_back(sqlite3_column_int64(s, 1));
+    c.global_tid.push_back(sqlite3_column_int64(s, 2));
+    c.correlation_id.push_back(sqlite3_column_int64(s, 3));
+    c.name_id.push_back(int_or(s, 4, kNoString));
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+  return Ok{};
+}
+
+Status load_kernels(Loader& loader, GpuTables& out, KernelNameKind kind) {
+  static constexpr const char* kTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+  auto have = loader.columns(kTable);
+  if (!have) return have.error();
+  if (!have->count("demangledName")) {
+    return make_error(
+        fmt::format("{}: table {} has no column demangledName", loader.name(), kTable));
+  }
+  // nsys falls back to the demangled name where the mangled one is missing,
+  // per row and for exports older than the mangledName column.
+  std::string name = "demangledName";
+  if (kind == KernelNameKind::kBase && have->count("shortName")) name = "shortName";
+  if (kind == KernelNameKind::kMangled && have->count("mangledName")) {
+    name = "coalesce(mangledName, demangledName)";
+  }
+  static constexpr Wanted kWanted[] = {
+      {"start", true}, {"end", true}, {"deviceId", false}, {"correlationId", false},
+      {"globalPid", false}};
+  auto list = select_list(*have, kWanted, loader.name(), kTable);
+  if (!list) return list.error();
+  auto stmt = loader.prepare(fmt::format("SELECT {}, {} FROM {}", *list, name, kTable), kTable);
+  if (!stmt) return stmt.error();
+  auto& c = out.kernels;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    c.start.push_back(sqlite3_column_int64(s, 0));
+    c.end.push_back(sqlite3_column_int64(s, 1));
+    c.device_id.push_back(sqlite3_column_int64(s, 2));
+    c.correlation_id.push_back(sqlite3_column_int64(s, 3));
+    c.global_pid.push_back(sqlite3_column_int64(s, 4));
+    c.name_id.push_back(int_or(s, 5, kNoString));
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+  return Ok{};
+}
+
+Status load_mem_ops(Loader& loader, const char* table, bool memcpy, MemOpColumns& c) {
+  auto have = loader.columns(table);
+  if (!have) return have.error();
+  static constexpr Wanted kMemcpy[] = {
+      {"start", true}, {"end", true}, {"bytes", true}, {"copyKind", true}};
+  static constexpr Wanted kMemset[] = {{"start", true}, {"end", true}, {"bytes", true}};
+  auto list = memcpy ? select_list(*have, kMemcpy, loader.name(), table)
+                     : select_list(*have, kMemset, loader.name(), table);
+  if (!list) return list.error();
+  auto stmt = loader.prepare(fmt::format("SELECT {} FROM {}", *list, table), table);
+  if (!stmt) return stmt.error();
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    c.start.push_back(sqlite3_column_int64(s, 0));
+    c.end.push_back(sqlite3_column_int64(s, 1));
+    c.bytes.push_back(sqlite3_column_int64(s, 2));
+    if (memcpy) c.copy_kind.push_back(sqlite3_column_int64(s, 3));
+  }
+  if (rc != SQLITE_DONE) return loader.fail(table);
+  return Ok{};
+}
+
+Status load_memcpy_labels(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "ENUM_CUDA_MEMCPY_OPER";
+  auto stmt = loader.prepare(fmt::format("SELECT id, label FROM {}", kTable), kTable);
+  if (!stmt) return stmt.error();
+  int rc;
+  while ((rc = stmt->step()) == SQLITE_ROW) {
+    // A NULL label makes nsys's '[CUDA memcpy ' || label || ']' NULL; such
+    // kinds are left out like kinds missing from the enum.
+    if (stmt->column_null(1)) continue;
+    out.memcpy_labels[stmt->column_int(0)] = stmt->column_text(1);
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+  return Ok{};
+}
+
+Status load_nvtx(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "NVTX_EVENTS";
+  auto have = loader.columns(kTable);
+  if (!have) return have.error();
+  static constexpr Wanted kWanted[] = {{"start", true},      {"end", false},
+                                       {"eventType", true},  {"globalTid", false},
+                                       {"domainId", false},  {"textId", false},
+                                       {"text", false}};
+  auto list = select_list(*have, kWanted, loader.name(), kTable);
+  if (!list) return list.error();
+  auto stmt = loader.prepare(
+      fmt::format("SELECT {} FROM {} WHERE eventType IN ({}, {}, {}, {}, {})", *list, kTable,
+                  kNvtxPushPopRange, kNvtxStartEndRange, kNvtxtPushPopRange,
+                  kNvtxtStartEndRange, kNvtxDomainCreate),
+      kTable);
+  if (!stmt) return stmt.error();
+  auto& c = out.nvtx;
+  sqlite3_stmt* s = stmt->get();
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    c.start.push_back(sqlite3_column_int64(s, 0));
+    c.end.push_back(int_or(s, 1, NvtxColumns::kNoEnd));
+    c.event_type.push_back(static_cast<int32_t>(sqlite3_column_int64(s, 2)));
+    c.global_tid.push_back(sqlite3_column_int64(s, 3));
+    c.domain_id.push_back(sqlite3_column_int64(s, 4));
+    c.text_id.push_back(int_or(s, 5, kNoString));
+    if (sqlite3_column_type(s, 6) == SQLITE_NULL) {
+      c.text_index.push_back(-1);
+    } else {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, 6));
+      int bytes = sqlite3_column_bytes(s, 6);
+      c.text_index.push_back(static_cast<int32_t>(c.texts.size()));
+      c.texts.emplace_back(text == nullptr ? "" : std::string(text, static_cast<size_t>(bytes)));
+    }
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+
+  // nsys closes a range without an end at the last timestamp of the table,
+  // all event types included.
+  std::string ends = have->count("end") ? "max(\"end\")" : "NULL";
+  auto bounds =
+      loader.prepare(fmt::format("SELECT max(start), {} FROM {}", ends, kTable), kTable);
+  if (!bounds) return bounds.error();
+  rc = bounds->step();
+  if (rc != SQLITE_ROW) return loader.fail(kTable);
+  c.max_timestamp = std::max(bounds->column_int(0), bounds->column_int(1));
+  return Ok{};
+}
+
+Status load_strings(Loader& loader, GpuTables& out) {
+  std::unordered_set<int64_t> wanted;
+  for (const auto* ids : {&out.runtime.name_id, &out.kernels.name_id, &out.nvtx.text_id}) {
+    for (int64_t id : *ids) {
+      if (id != kNoString) wanted.insert(id);
+    }
+  }
+  if (wanted.empty() || !out.has_string_ids) return Ok{};
+  static constexpr const char* kTable = "StringIds";
+  auto keep = [&](sqlite3_stmt* s) {
+    if (sqlite3_column_type(s, 1) == SQLITE_NULL) return;
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, 1));
+    int bytes = sqlite3_column_bytes(s, 1);
+    out.strings.emplace(sqlite3_column_int64(s, 0),
+                        text == nullptr ? "" : std::string(text, static_cast<size_t>(bytes)));
+  };
+  if (wanted.size() <= kStringLookupLimit) {
+    auto stmt = loader.prepare("SELECT id, value FROM StringIds WHERE id = ?", kTable);
+    if (!stmt) return stmt.error();
+    for (int64_t id : wanted) {
+      stmt->bind(1, id);
+      int rc;
+      while ((rc = stmt->step()) == SQLITE_ROW) {
+        if (!out.strings.count(id)) keep(stmt->get());
+      }
+      if (rc != SQLITE_DONE) return loader.fail(kTable);
+      stmt->reset();
+    }
+  } else {
+    auto stmt = loader.prepare("SELECT id, value FROM StringIds", kTable);
+    if (!stmt) return stmt.error();
+    sqlite3_stmt* s = stmt->get();
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      int64_t id = sqlite3_column_int64(s, 0);
+      if (wanted.count(id) && !out.strings.count(id)) keep(s);
+    }
+    if (rc != SQLITE_DONE) return loader.fail(kTable);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
+                                  const GpuLoadOptions& options) {
+  Loader loader(db, name);
+  GpuTables out;
+  out.source = loader.name();
+  out.kernel_names = options.kernel_names;
+
+  struct Presence {
+    const char* table;
+    bool* flag;
+  };
+  const Presence presence[] = {{"StringIds", &out.has_string_ids},
+                               {"CUPTI_ACTIVITY_KIND_RUNTIME", &out.has_runtime},
+                               {"CUPTI_ACTIVITY_KIND_KERNEL", &out.has_kernels},
+                               {"CUPTI_ACTIVITY_KIND_MEMCPY", &out.has_memcpy},
+                               {"ENUM_CUDA_MEMCPY_OPER", &out.has_memcpy_enum},
+                               {"CUPTI_ACTIVITY_KIND_MEMSET", &out.has_memset},
+                               {"NVTX_EVENTS", &out.has_nvtx}};
+  for (const auto& p : presence) {
+    auto has = loader.has_table(p.table);
+    if (!has) return has.error();
+    *p.flag = *has;
+  }
+
+  const unsigned t = options.tables;
+  if ((t & kRuntimeTable) && out.has_runtime) {
+    if (auto st = load_runtime(loader, out); !st) return st.error();
+  }
+  if ((t & kKernelTable) && out.has_kernels) {
+    if (auto st = load_kernels(loader, out, options.kernel_names); !st) return st.error();
+  }
+  if ((t & kMemcpyTable) && out.has_memcpy) {
+    auto st = load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMCPY", true, out.memcpy);
+    if (!st) return st.error();
+    if (out.has_memcpy_enum) {
+      if (auto labels = load_memcpy_labels(loader, out); !labels) return labels.error();
+    }
+  }
+  if ((t & kMemsetTable) && out.has_memset) {
+    auto st = load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMSET", false, out.memset);
+    if (!st) return st.error();
+  }
+  if ((t & kNvtxTable) && out.has_nvtx) {
+    if (auto st = load_nvtx(loader, out); !st) return st.error();
+  }
+  if (auto st = load_strings(loader, out); !st) return st.error();
+  return out;
+}
+
+}  // namespace strata::store

@@ -1,0 +1,139 @@
+// The CUDA and NVTX tables of a trace (strata's or an Nsight Systems export:
+// both use nsys's export schema) loaded into memory as columns, for the
+// nsys-compatible summaries in analysis/gpu_summary.h.
+//
+// Only the columns a report needs are read, with one prepared statement per
+// table, and names stay integer StringIds ids: the analyses group by id and
+// resolve only the ids that reach a report row (`strings`). Tables that nsys
+// did not create (it creates them lazily) load as absent, not as errors;
+// optional columns that an older export lacks load as NULL.
+//
+// Threading: load_gpu_tables reads through the caller's connection; use it
+// from the thread that owns that connection. The result is a plain value.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+
+struct sqlite3;
+
+namespace strata::store {
+
+// Which of a kernel's names to load: cuda_gpu_kern_sum's default (demangled),
+// `:base` (shortName) or `:mangled` (mangledName; demangledName where a row
+// or an older export has none, as nsys does).
+enum class KernelNameKind { kDemangled, kBase, kMangled };
+
+// An id of StringIds that is absent or NULL in the row.
+inline constexpr int64_t kNoString = -1;
+
+// CUPTI_ACTIVITY_KIND_RUNTIME: CUDA runtime and driver calls.
+struct RuntimeColumns {
+  std::vector<int64_t> start;
+  std::vector<int64_t> end;
+  std::vector<int64_t> global_tid;      // 0 where NULL
+  std::vector<int64_t> correlation_id;  // 0 where NULL
+  std::vector<int64_t> name_id;
+  size_t size() const { return start.size(); }
+};
+
+// CUPTI_ACTIVITY_KIND_KERNEL.
+struct KernelColumns {
+  std::vector<int64_t> start;
+  std::vector<int64_t> end;
+  std::vector<int64_t> device_id;
+  std::vector<int64_t> correlation_id;  // 0 where NULL
+  std::vector<int64_t> global_pid;      // 0 where NULL
+  std::vector<int64_t> name_id;         // the name picked by KernelNameKind
+  size_t size() const { return start.size(); }
+};
+
+// CUPTI_ACTIVITY_KIND_MEMCPY and CUPTI_ACTIVITY_KIND_MEMSET (copy_kind is
+// empty for memsets).
+struct MemOpColumns {
+  std::vector<int64_t> start;
+  std::vector<int64_t> end;
+  std::vector<int64_t> bytes;
+  std::vector<int64_t> copy_kind;  // ENUM_CUDA_MEMCPY_OPER id
+  size_t size() const { return start.size(); }
+};
+
+// NVTX_EVENTS rows of the range and domain-creation event types.
+struct NvtxColumns {
+  std::vector<int64_t> start;
+  std::vector<int64_t> end;  // kNoEnd where NULL (a range never closed)
+  std::vector<int32_t> event_type;
+  std::vector<int64_t> global_tid;  // 0 where NULL
+  std::vector<int64_t> domain_id;   // 0 where NULL
+  std::vector<int64_t> text_id;     // kNoString where NULL
+  std::vector<int32_t> text_index;  // into `texts`, -1 where the row has no text
+  std::vector<std::string> texts;   // NVTX_EVENTS.text of the rows that have one
+  int64_t max_timestamp = 0;  // max of all starts and ends in NVTX_EVENTS, for open ranges
+  static constexpr int64_t kNoEnd = INT64_MIN;
+  size_t size() const { return start.size(); }
+};
+
+// nsys's NVTX event types (ENUM_NSYS_EVENT_TYPE), as its nvtx_sum script uses them.
+inline constexpr int32_t kNvtxPushPopRange = 59;
+inline constexpr int32_t kNvtxStartEndRange = 60;
+inline constexpr int32_t kNvtxtPushPopRange = 70;  // NVTX tools extension (nvtxt) variants
+inline constexpr int32_t kNvtxtStartEndRange = 71;
+inline constexpr int32_t kNvtxDomainCreate = 75;
+
+enum GpuTable : unsigned {
+  kRuntimeTable = 1u << 0,
+  kKernelTable = 1u << 1,
+  kMemcpyTable = 1u << 2,
+  kMemsetTable = 1u << 3,
+  kNvtxTable = 1u << 4,
+  kAllGpuTables = 0x1f,
+};
+
+struct GpuLoadOptions {
+  unsigned tables = kAllGpuTables;  // GpuTable bits
+  KernelNameKind kernel_names = KernelNameKind::kDemangled;
+};
+
+struct GpuTables {
+  std::string source;  // the file, printable, for report notes
+
+  // Which tables the file holds; an absent table loads as empty columns.
+  bool has_string_ids = false;
+  bool has_runtime = false;
+  bool has_kernels = false;
+  bool has_memcpy = false;
+  bool has_memcpy_enum = false;  // ENUM_CUDA_MEMCPY_OPER
+  bool has_memset = false;
+  bool has_nvtx = false;
+
+  RuntimeColumns runtime;
+  KernelColumns kernels;
+  MemOpColumns memcpy;
+  MemOpColumns memset;
+  NvtxColumns nvtx;
+  KernelNameKind kernel_names = KernelNameKind::kDemangled;
+
+  // ENUM_CUDA_MEMCPY_OPER id -> label ("Host-to-Device", ...).
+  std::unordered_map<int64_t, std::string> memcpy_labels;
+
+  // StringIds values of the ids a summary may print: the name ids of the
+  // loaded rows. An id absent from StringIds is absent here.
+  std::unordered_map<int64_t, std::string> strings;
+
+  // The StringIds value of `id`, or nullptr.
+  const std::string* string(int64_t id) const;
+};
+
+// Loads the tables named in `options` through `db` (a TraceReader's handle,
+// or any connection to a file with nsys's schema). `name` names the file in
+// errors. A missing table is not an error; a table without a column a report
+// cannot do without (start, end, nameId, ...) is, and so is a read failure
+// (a damaged file), each as one line naming the file and the table.
+Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
+                                  const GpuLoadOptions& options = {});
+
+}  // namespace strata::store

@@ -1,0 +1,30 @@
+// Helpers shared by the symbolize tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "symbolize/types.h"
+
+namespace strata::symbolize::testing {
+
+// The 1-based line of `path` that contains "MARK:<name>" followed by a
+// non-identifier character or the end of the line; 0 when none does.
+int marker_line(const std::string& path, const std::string& name);
+
+// Mappings of an ELF file as the dynamic loader would create them at
+// `base` (one per PT_LOAD, page-aligned), for offline symbolization of a
+// file that is not loaded.
+std::vector<Mapping> mappings_for_file(const std::string& path, uint64_t base);
+
+// The st_value of a symbol in the file's .symtab; 0 when absent.
+uint64_t symbol_value(const std::string& path, const std::string& name);
+
+// A fresh empty directory under TMPDIR (or /tmp).
+std::string make_temp_dir();
+
+// Runs a shell command; true when it exits 0.
+bool run_command(const std::string& command);
+
+}  // namespace strata::symbolize::testing
