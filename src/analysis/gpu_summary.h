@@ -82,24 +82,27 @@ Summary nvtx_sum(const store::GpuTables& tables);
 
 // cuda_kern_exec_sum: kernels joined with their launch call (same
 // correlationId, same process), per (PID, TID, device, API name, kernel).
+// It and op_table need the kernels loaded with GpuLoadOptions::kernel_links;
+// without them no kernel matches a launch call.
 struct KernExecRow {
   int64_t pid = 0;
   int64_t tid = 0;
   int64_t device_id = 0;
   int64_t count = 0;
   int64_t queue_count = 0;  // launches whose kernel started at or after the call returned
-  IntStats total;   // call start -> max(call end, kernel end)
-  IntStats api;     // the launch call
-  IntStats queue;   // call end -> kernel start, over the queue_count launches only
-  IntStats kernel;  // kernel start -> end
-  std::string api_name;  // version suffix stripped as in cuda_api_sum
+  IntStats total;           // call start -> max(call end, kernel end)
+  IntStats api;             // the launch call
+  IntStats queue;           // call end -> kernel start, over the queue_count launches only
+  IntStats kernel;          // kernel start -> end
+  std::string api_name;     // version suffix stripped as in cuda_api_sum
   std::string kernel_name;
 };
 
 struct KernExecSummary {
   std::string missing;
   std::vector<KernExecRow> rows;  // order: round1(total.mean) desc, then the group key
-  int64_t kernels_unmatched = 0;  // kernels without a launch call in the trace (nsys's join drops them)
+  int64_t kernels_unmatched =
+      0;  // kernels without a launch call in the trace (nsys's join drops them)
 };
 
 KernExecSummary cuda_kern_exec_sum(const store::GpuTables& tables);
@@ -128,7 +131,7 @@ struct OpRow {
 
 struct OpTable {
   std::string missing;
-  std::vector<OpRow> rows;   // sorted by the option's key desc, then CPU total desc, then name
+  std::vector<OpRow> rows;        // sorted by the option's key desc, then CPU total desc, then name
   int64_t self_cpu_total_ns = 0;  // sum of self CPU over all ranges (= time in top-level ranges)
   int64_t self_gpu_total_ns = 0;  // time of all kernels in the trace, inside ranges or not
   int64_t kernels_outside_ranges = 0;

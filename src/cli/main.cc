@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
     runners[app.get_subcommands({}).back()] = std::move(run);
   };
   add(add_bench);
+  add(add_cpu);
+  add(add_report);
+  add(add_export);
   add(add_info);
   add(add_version);
 

@@ -24,6 +24,9 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCannotStart = 127;
 
 VerbRunner add_bench(CLI::App& app);
+VerbRunner add_cpu(CLI::App& app);
+VerbRunner add_report(CLI::App& app);
+VerbRunner add_export(CLI::App& app);
 VerbRunner add_info(CLI::App& app);
 VerbRunner add_version(CLI::App& app);
 

@@ -76,7 +76,7 @@ struct KernelRow {
   int64_t local_memory_total = 0;
   int64_t grid_id = 0;  // CUPTI's gridId; 0 where the source has none
   std::optional<int64_t> graph_node_id;
-  std::optional<int64_t> graph_id;
+  std::optional<int64_t> graph_id;  // kept in strata_kernel_graphs: nsys has no such column
 };
 
 // Picks the output file of a run. With `requested` set: that path, refused
@@ -112,6 +112,9 @@ class TraceWriter {
   Status commit();
 
   const std::string& path() const;
+  // For the store's table writers (cpu_profile_rows.cc): the open connection,
+  // inside the writer's transaction.
+  sqlite3* handle() const;
 
  private:
   struct Impl;

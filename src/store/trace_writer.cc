@@ -210,6 +210,10 @@ const std::string& TraceWriter::path() const {
   return impl_->path;
 }
 
+sqlite3* TraceWriter::handle() const {
+  return impl_->db;
+}
+
 Status TraceWriter::write_run(const RunInfo& run) {
   if (auto st = impl_->check_open(); !st) return st;
   auto stmt = impl_->prepare(

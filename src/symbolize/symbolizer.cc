@@ -681,6 +681,9 @@ struct Symbolizer::Impl {
       frame.file = loc_file != nullptr ? loc_file : "";
       frame.line = loc_line;
       frame.column = loc_col;
+      int decl_line = 0;
+      if (dwarf_decl_line(scope, &decl_line) == 0) frame.decl_line = decl_line;
+      if (const char* decl_file = dwarf_decl_file(scope)) frame.decl_file = decl_file;
       const char* name = die_function_name(scope);
       if (tag == DW_TAG_subprogram && sym_name != nullptr) name = sym_name;
       if (name != nullptr) {

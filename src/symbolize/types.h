@@ -104,6 +104,10 @@ struct Frame {
   std::string file;          // source file, "" when there is no line information
   int line = 0;
   int column = 0;
+  // Where the function (or inlined function) is defined, from DW_AT_decl_*:
+  // profiles group samples per function under this line, as pstats does.
+  std::string decl_file;  // "" when unknown
+  int decl_line = 0;
   std::string module;          // path of the mapped file; perf map regions: "[perf-PID.map]"
   uint64_t module_offset = 0;  // address in the ELF's own address space (what addr2line takes)
   bool inlined = false;        // an inlined call site inside the next frame

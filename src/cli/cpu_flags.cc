@@ -1,0 +1,52 @@
+#include "cli/cpu_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "analysis/cpu_pstats.h"
+#include "cli/verbs.h"
+#include "report/cpu_report.h"
+
+namespace strata::cli {
+
+void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
+  sub->add_option("--sort", flags.sort, "Sort by tottime, cumtime, ncalls, samples or name")
+      ->capture_default_str();
+  sub->add_option("--limit", flags.limit, "Rows to print (0: all)")->capture_default_str();
+  sub->add_option("--filter", flags.filter, "Only functions whose label matches this regex");
+  sub->add_flag("--threads", flags.threads, "Rows per thread, and a table of threads");
+  sub->add_option("--format", flags.format, "Report format: table, csv or json")
+      ->capture_default_str();
+}
+
+int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& flags) {
+  auto format = report::parse_format(flags.format);
+  if (!format) {
+    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+    return kExitUsage;
+  }
+  auto sort = analysis::parse_cpu_sort(flags.sort);
+  if (!sort) {
+    std::fprintf(stderr, "strata: %s\n", sort.error().message.c_str());
+    return kExitUsage;
+  }
+  analysis::CpuTableOptions options;
+  options.sort = *sort;
+  options.limit = flags.limit;
+  options.filter = flags.filter;
+  options.per_thread = flags.threads;
+  auto table = analysis::cpu_function_table(profile, options);
+  if (!table) {
+    std::fprintf(stderr, "strata: %s\n", table.error().message.c_str());
+    return kExitUsage;
+  }
+  std::vector<analysis::CpuThreadRow> threads;
+  if (flags.threads) threads = analysis::cpu_threads(profile);
+  std::string out =
+      report::render_cpu_profile(analysis::cpu_header(profile), *table, threads, *format);
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);  // before strata's own stderr lines, so a terminal shows them in order
+  return kExitOk;
+}
+
+}  // namespace strata::cli

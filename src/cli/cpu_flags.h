@@ -1,0 +1,29 @@
+// The report flags `strata cpu` and `strata report` share, and the one way
+// both print a CPU profile.
+#pragma once
+
+#include <string>
+
+#include "analysis/cpu_profile.h"
+
+namespace CLI {
+class App;
+}
+
+namespace strata::cli {
+
+struct CpuReportFlags {
+  std::string sort = "tottime";
+  size_t limit = 25;
+  std::string filter;
+  bool threads = false;
+  std::string format = "table";
+};
+
+void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags);
+
+// Prints the pstats-style report to stdout; returns the exit status (2 for a
+// bad --sort/--filter/--format, with a one-line message).
+int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& flags);
+
+}  // namespace strata::cli

@@ -1,0 +1,65 @@
+#include "cli/cpu_profile_rows_convert.h"
+
+#include <map>
+
+namespace strata::cli {
+
+store::CpuProfileRows to_rows(const analysis::Profile& profile) {
+  store::CpuProfileRows rows;
+  rows.source = profile.mode == analysis::ProfileMode::kInProcess ? "sigprof" : "perf_event";
+  rows.rate_hz = profile.rate_hz;
+  rows.wall_ns = profile.wall_ns;
+  rows.cpu_ns = profile.cpu_ns;
+  rows.lost_samples = profile.lost_samples;
+  rows.throttles = profile.throttles;
+  for (const auto& f : profile.frames.frames()) {
+    bool python = f.module.find("perf-") != std::string::npos;
+    rows.frames.push_back({f.function, f.file, f.line, f.module, f.module_offset, f.inlined,
+                           python ? "python" : "native"});
+  }
+  std::map<std::vector<analysis::FrameId>, int64_t> stack_ids;
+  for (const auto& s : profile.samples) {
+    store::CpuSampleRow row{s.time_ns, s.pid, s.tid, analysis::sample_weight_ns(profile, s), -1};
+    if (!s.stack.empty()) {
+      auto [it, added] = stack_ids.emplace(s.stack, static_cast<int64_t>(rows.stacks.size()));
+      if (added) rows.stacks.emplace_back(s.stack.begin(), s.stack.end());
+      row.stack = it->second;
+    }
+    rows.samples.push_back(row);
+  }
+  for (const auto& t : profile.threads) rows.threads.push_back({t.pid, t.tid, t.name});
+  for (const auto& p : profile.processes) rows.processes.emplace_back(p.pid, p.command);
+  return rows;
+}
+
+analysis::Profile from_rows(const store::CpuProfileRows& rows) {
+  analysis::Profile profile;
+  profile.mode = rows.source == "sigprof" ? analysis::ProfileMode::kInProcess
+                                          : analysis::ProfileMode::kPerfEvent;
+  profile.rate_hz = rows.rate_hz;
+  profile.wall_ns = rows.wall_ns;
+  profile.cpu_ns = rows.cpu_ns;
+  profile.lost_samples = rows.lost_samples;
+  profile.throttles = rows.throttles;
+  std::vector<analysis::FrameId> ids;
+  for (const auto& f : rows.frames) {
+    ids.push_back(profile.frames.intern(
+        {f.function, f.file, f.line, f.module, f.module_offset, f.inlined}));
+  }
+  for (const auto& s : rows.samples) {
+    analysis::Sample sample;
+    sample.tid = s.tid;
+    sample.pid = s.pid;
+    sample.time_ns = s.time_ns;
+    sample.weight_ns = s.weight_ns;
+    if (s.stack >= 0) {
+      for (int64_t frame : rows.stacks[s.stack]) sample.stack.push_back(ids[frame]);
+    }
+    profile.samples.push_back(std::move(sample));
+  }
+  for (const auto& t : rows.threads) profile.threads.push_back({t.tid, t.pid, t.name});
+  for (const auto& [pid, command] : rows.processes) profile.processes.push_back({pid, command});
+  return profile;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,65 @@
+// The CPU layer's tables (strata_cpu_samples, _stacks, _frames, _mappings,
+// plus ThreadNames/PROCESSES and cpu.* counters) as plain rows, written into
+// and read from a trace. The store knows nothing of the analysis types; the
+// CLI converts between these rows and analysis::Profile.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/trace_db.h"
+
+namespace strata::store {
+
+struct CpuFrameRow {
+  std::string function;  // "" when unsymbolized
+  std::string file;
+  int line = 0;  // definition line
+  std::string module;
+  uint64_t module_offset = 0;
+  bool inlined = false;
+  std::string kind = "native";  // native or python
+};
+
+struct CpuSampleRow {
+  int64_t time_ns = 0;  // CLOCK_MONOTONIC
+  int32_t pid = 0;
+  int32_t tid = 0;
+  int64_t weight_ns = 0;
+  int64_t stack = -1;  // index into CpuProfileRows::stacks; -1 when empty
+};
+
+struct CpuThreadRow {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string name;
+};
+
+struct CpuProfileRows {
+  std::string source = "perf_event";  // how samples were taken: perf_event or sigprof
+  double rate_hz = 0;
+  int64_t wall_ns = 0;
+  int64_t cpu_ns = 0;
+  uint64_t lost_samples = 0;
+  uint64_t throttles = 0;
+  std::vector<CpuFrameRow> frames;
+  std::vector<std::vector<int64_t>> stacks;  // frame indices, leaf first, deduplicated
+  std::vector<CpuSampleRow> samples;
+  std::vector<CpuThreadRow> threads;
+  std::vector<std::pair<int32_t, std::string>> processes;  // pid, command
+};
+
+// nsys's serialized thread id: pid in bits 24..47, tid in the low 24 bits.
+inline int64_t global_tid(int32_t pid, int32_t tid) {
+  return (int64_t{pid} << 24) | (int64_t{tid} & 0xFFFFFF);
+}
+
+Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows);
+
+// nullopt when the trace holds no CPU samples.
+Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader);
+
+}  // namespace strata::store
