@@ -7,8 +7,15 @@
 // atomics only (no locks, no syscalls). A producer preempted between claiming
 // and publishing a cell hides later cells from consumers until it finishes;
 // pop then reports empty, which callers treat as "try again later".
+// A push can also fail while the queue has room: when the cell it needs is
+// still being vacated by a pop on another thread (between the pop's claim
+// and its release of the cell). push_retry waits that out; it must not be
+// used where the popping thread could be the one it interrupted (a signal
+// handler), since it would then spin until its bound.
 // Destruction frees the cells; it is init/teardown-time and not thread-safe.
 #pragma once
+
+#include <sched.h>
 
 #include <atomic>
 #include <cstddef>
@@ -71,6 +78,16 @@ class BoundedQueue {
         pos = enqueue_.load(std::memory_order_relaxed);
       }
     }
+  }
+
+  // push, retried while a concurrent pop vacates the cell; false only when
+  // the queue stayed full for `attempts` tries (yielding between them).
+  bool push_retry(const T& value, int attempts = 1 << 16) {
+    for (int i = 0; i < attempts; ++i) {
+      if (push(value)) return true;
+      if (i >= 16) sched_yield();
+    }
+    return false;
   }
 
   // False when the queue is empty (or the oldest cell is still being written).

@@ -4,7 +4,9 @@
 
 namespace strata::agent {
 
-BufferPool::~BufferPool() { std::free(slab_); }
+BufferPool::~BufferPool() {
+  std::free(slab_);
+}
 
 bool BufferPool::init(size_t buffer_size, uint32_t count) {
   if (slab_ != nullptr || buffer_size == 0 || count == 0) return false;
@@ -42,9 +44,12 @@ bool BufferPool::release(uint8_t* buffer) {
     return false;
   }
   uint32_t index = static_cast<uint32_t>(static_cast<size_t>(buffer - slab_) / buffer_size_);
-  // Cannot fail: the free list holds `count_` cells and each index is in at
-  // most one place at a time.
-  free_.push(index);
+  // The free list has a cell for every buffer, so this only waits out a
+  // concurrent acquire that is vacating the cell.
+  if (!free_.push_retry(index)) {
+    foreign_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   in_use_.fetch_sub(1, std::memory_order_relaxed);
   return true;
 }

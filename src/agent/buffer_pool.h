@@ -5,9 +5,11 @@
 // Allocation: init() allocates the slab and the free list; nothing after it
 // does. When every buffer is out, acquire() returns nullptr and counts it:
 // the pool is a cap on the agent's memory, never grown.
-// Threading: acquire and release are lock-free (BoundedQueue) and may run
-// concurrently on any threads, CUPTI's callback threads included. Counters
-// are atomics. init and destruction are not thread-safe.
+// Threading: acquire and release may run concurrently on any threads, CUPTI's
+// callback threads included. acquire is lock-free; release may briefly wait
+// for a concurrent acquire to vacate a free-list cell (BoundedQueue::
+// push_retry), so it is not for signal handlers. Counters are atomics. init
+// and destruction are not thread-safe.
 #pragma once
 
 #include <atomic>

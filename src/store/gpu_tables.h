@@ -45,10 +45,11 @@ struct RuntimeColumns {
 struct KernelColumns {
   std::vector<int64_t> start;
   std::vector<int64_t> end;
+  std::vector<int64_t> name_id;  // the name picked by KernelNameKind
+  // Empty unless loaded with GpuLoadOptions::kernel_links:
   std::vector<int64_t> device_id;
   std::vector<int64_t> correlation_id;  // 0 where NULL
   std::vector<int64_t> global_pid;      // 0 where NULL
-  std::vector<int64_t> name_id;         // the name picked by KernelNameKind
   size_t size() const { return start.size(); }
 };
 
@@ -72,7 +73,7 @@ struct NvtxColumns {
   std::vector<int64_t> text_id;     // kNoString where NULL
   std::vector<int32_t> text_index;  // into `texts`, -1 where the row has no text
   std::vector<std::string> texts;   // NVTX_EVENTS.text of the rows that have one
-  int64_t max_timestamp = 0;  // max of all starts and ends in NVTX_EVENTS, for open ranges
+  int64_t max_timestamp = 0;        // max of all starts and ends in NVTX_EVENTS, for open ranges
   static constexpr int64_t kNoEnd = INT64_MIN;
   size_t size() const { return start.size(); }
 };
@@ -96,6 +97,10 @@ enum GpuTable : unsigned {
 struct GpuLoadOptions {
   unsigned tables = kAllGpuTables;  // GpuTable bits
   KernelNameKind kernel_names = KernelNameKind::kDemangled;
+  // Kernels' deviceId, correlationId and globalPid, which only the launch
+  // reports (cuda_kern_exec_sum, the op table) use; without them the kernel
+  // load reads three columns instead of six.
+  bool kernel_links = true;
 };
 
 struct GpuTables {
@@ -133,6 +138,8 @@ struct GpuTables {
 // errors. A missing table is not an error; a table without a column a report
 // cannot do without (start, end, nameId, ...) is, and so is a read failure
 // (a damaged file), each as one line naming the file and the table.
+// Reads through memory-mapped I/O for the duration of the call (the
+// connection's mmap_size is restored before returning).
 Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                   const GpuLoadOptions& options = {});
 

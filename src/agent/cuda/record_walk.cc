@@ -51,7 +51,9 @@ uint64_t string_id(const char* text, size_t length) {
   return id == 0 ? 1 : id;
 }
 
-StringIds::~StringIds() { std::free(slots_); }
+StringIds::~StringIds() {
+  std::free(slots_);
+}
 
 bool StringIds::init(size_t capacity) {
   if (slots_ != nullptr) return false;
@@ -143,8 +145,7 @@ WalkResult walk_and_rewrite(uint8_t* buffer, size_t valid, StringIds& ids, Strin
                         &result);
         break;
       case CUPTI_ACTIVITY_KIND_NAME:
-        rewrite_pointer(record, offsetof(CUpti_ActivityName, name), ids, batch, emit_all,
-                        &result);
+        rewrite_pointer(record, offsetof(CUpti_ActivityName, name), ids, batch, emit_all, &result);
         break;
       case CUPTI_ACTIVITY_KIND_MARKER:
         rewrite_pointer(record, offsetof(CUpti_ActivityMarker2, name), ids, batch, emit_all,

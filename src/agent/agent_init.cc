@@ -1,0 +1,148 @@
+#include "agent/agent_init.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+#include "agent/config.h"
+#include "agent/cuda/tracer.h"
+#include "agent/log.h"
+#include "agent/signal_chain.h"
+
+namespace strata::agent {
+
+namespace {
+
+std::atomic<Origin> g_origin{Origin::kCudaInjection};
+std::atomic<bool> g_traced{false};
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+constexpr int kFlushSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGTERM, SIGINT};
+
+const char* env_lookup(const char* name) {
+  return std::getenv(name);
+}
+
+// Called by the driver from cuInit, InitializeInjection finds libcuda
+// loaded. Called any other way (a test that dlopens the agent, a program
+// that calls it by hand), it checks for a device itself, so that a machine
+// without one gets a clear line instead of CUPTI errors. cuInit is never
+// called on the NVTX path: initializing CUDA early would change a program
+// that forks before its first CUDA call.
+bool driver_usable() {
+  if (void* loaded = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD); loaded != nullptr) {
+    dlclose(loaded);
+    return true;
+  }
+  // Kept open on success: unloading the driver under CUPTI is unsafe.
+  void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (driver == nullptr) {
+    const char* why = dlerror();
+    log_line("no CUDA device (cannot load the CUDA driver: %s); not tracing",
+             why != nullptr ? why : "libcuda.so.1");
+    return false;
+  }
+  using CuInit = int (*)(unsigned int);
+  using CuDeviceGetCount = int (*)(int*);
+  auto cu_init = reinterpret_cast<CuInit>(dlsym(driver, "cuInit"));
+  auto cu_count = reinterpret_cast<CuDeviceGetCount>(dlsym(driver, "cuDeviceGetCount"));
+  int count = 0;
+  if (cu_init == nullptr || cu_count == nullptr) {
+    log_line("no CUDA device (libcuda.so.1 lacks cuInit); not tracing");
+    return false;
+  }
+  if (int rc = cu_init(0); rc != 0) {
+    log_line("no CUDA device (cuInit failed with CUresult %d); not tracing", rc);
+    return false;
+  }
+  if (int rc = cu_count(&count); rc != 0 || count == 0) {
+    log_line("no CUDA device (cuDeviceGetCount: CUresult %d, %d devices); not tracing", rc, count);
+    return false;
+  }
+  return true;
+}
+
+// Two different CUPTI libraries in one process (PyTorch's wheel ships
+// libcupti.so.13 under nvidia/cuda_cupti/lib) each keep their own state. Two
+// copies with the same soname cannot happen: the loader resolves the
+// agent's DT_NEEDED libcupti.so.13 to the one already loaded, whichever
+// directory it came from. A different soname (libcupti.so.12 from an older
+// wheel) can, and then two profilers drive one driver.
+struct CuptiScan {
+  int count = 0;
+  char first[512] = {};
+  char second[512] = {};
+};
+
+int collect_cupti(dl_phdr_info* info, size_t, void* data) {
+  auto* scan = static_cast<CuptiScan*>(data);
+  const char* name = info->dlpi_name;
+  if (name == nullptr || name[0] == '\0') return 0;
+  const char* base = std::strrchr(name, '/');
+  base = base != nullptr ? base + 1 : name;
+  if (std::strncmp(base, "libcupti.so", 11) != 0) return 0;
+  char* slot = scan->count == 0 ? scan->first : scan->count == 1 ? scan->second : nullptr;
+  if (slot != nullptr) {
+    std::strncpy(slot, name, sizeof(scan->first) - 1);
+  }
+  ++scan->count;
+  return 0;
+}
+
+void warn_if_two_cuptis() {
+  CuptiScan scan;
+  dl_iterate_phdr(collect_cupti, &scan);
+  if (scan.count > 1) {
+    log_line(
+        "%d CUPTI libraries are loaded (%s, %s, ...); the agent uses the first its "
+        "libcupti.so.13 resolved to, and a profiler on the other one conflicts with it",
+        scan.count, scan.first, scan.second);
+  }
+}
+
+void at_exit() {
+  Tracer::instance().stop_at_exit();
+}
+void at_fork_child() {
+  Tracer::instance().on_fork_child();
+}
+void on_signal(int sig, bool terminating) {
+  Tracer::instance().on_signal(sig, terminating);
+}
+
+void start_once() {
+  Config config = parse_config(env_lookup);
+  if (!config.has_run_dir) {
+    log_line("STRATA_RUN_DIR not set; not tracing");
+    return;
+  }
+  if (config.warning[0] != '\0') log_line("%s", config.warning);
+  if (g_origin.load() == Origin::kCudaInjection && !driver_usable()) return;
+  warn_if_two_cuptis();
+  Tracer& tracer = Tracer::instance();
+  if (!tracer.start(config)) return;
+  // Registered at cuInit, after the CUDA runtime's own exit handler, so it
+  // runs first, while CUDA can still flush.
+  std::atexit(at_exit);
+  pthread_atfork(nullptr, nullptr, at_fork_child);
+  if (!SignalChain::install(kFlushSignals, static_cast<int>(std::size(kFlushSignals)), on_signal)) {
+    log_line("cannot install the fatal-signal handlers; a crash loses the last buffers");
+  }
+  g_traced.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+bool ensure_started(Origin origin) {
+  g_origin.store(origin);
+  pthread_once(&g_once, start_once);
+  return g_traced.load(std::memory_order_acquire);
+}
+
+}  // namespace strata::agent

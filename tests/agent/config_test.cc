@@ -1,0 +1,65 @@
+// The agent's environment parsing.
+#include "agent/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace {
+
+using strata::agent::Config;
+using strata::agent::parse_config;
+
+std::map<std::string, std::string> g_env;
+const char* fake_env(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+TEST(AgentConfig, DefaultsWithoutRunDir) {
+  g_env = {};
+  Config c = parse_config(fake_env);
+  EXPECT_FALSE(c.has_run_dir);
+  EXPECT_EQ(c.buffer_mb, 8u);
+  EXPECT_EQ(c.buffer_count, 16u);
+  EXPECT_EQ(c.flush_ms, 500u);
+  EXPECT_FALSE(c.all_apis);
+  EXPECT_STREQ(c.warning, "");
+  char path[64];
+  EXPECT_FALSE(strata::agent::spool_path(c, 12, path, sizeof(path)));
+}
+
+TEST(AgentConfig, ReadsValuesAndBuildsTheSpoolPath) {
+  g_env = {{"STRATA_RUN_DIR", "/tmp/run"},
+           {"STRATA_AGENT_BUFFER_MB", "4"},
+           {"STRATA_AGENT_BUFFER_COUNT", "32"},
+           {"STRATA_AGENT_FLUSH_MS", "100"},
+           {"STRATA_AGENT_ALL_APIS", "1"}};
+  Config c = parse_config(fake_env);
+  EXPECT_TRUE(c.has_run_dir);
+  EXPECT_EQ(c.buffer_mb, 4u);
+  EXPECT_EQ(c.buffer_count, 32u);
+  EXPECT_EQ(c.flush_ms, 100u);
+  EXPECT_TRUE(c.all_apis);
+  char path[64];
+  ASSERT_TRUE(strata::agent::spool_path(c, 4242, path, sizeof(path)));
+  EXPECT_STREQ(path, "/tmp/run/spool-4242.bin");
+  char tiny[8];
+  EXPECT_FALSE(strata::agent::spool_path(c, 4242, tiny, sizeof(tiny)));
+}
+
+TEST(AgentConfig, BadValuesKeepDefaultsAndSaySo) {
+  g_env = {{"STRATA_RUN_DIR", "/r"},
+           {"STRATA_AGENT_BUFFER_MB", "lots"},
+           {"STRATA_AGENT_FLUSH_MS", "5000"},
+           {"STRATA_AGENT_BUFFER_COUNT", "-3"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.buffer_mb, 8u);
+  EXPECT_EQ(c.flush_ms, 500u);
+  EXPECT_EQ(c.buffer_count, 16u);
+  EXPECT_NE(std::strstr(c.warning, "STRATA_AGENT_BUFFER_MB=lots"), nullptr) << c.warning;
+}
+
+}  // namespace

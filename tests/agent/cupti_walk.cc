@@ -1,0 +1,226 @@
+#include "cupti_walk.h"
+
+#include <cupti_activity.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "format/payloads.h"
+#include "format/spool_reader.h"
+
+namespace agent_test {
+
+namespace {
+
+template <class T>
+T load(const std::byte* at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  return value;
+}
+
+size_t record_size(uint32_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return sizeof(CUpti_ActivityMemcpy6);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return sizeof(CUpti_ActivityMemset4);
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
+      return sizeof(CUpti_ActivityAPI);
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return sizeof(CUpti_ActivityDevice5);
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_NAME:
+      return sizeof(CUpti_ActivityName);
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return sizeof(CUpti_ActivityMarker2);
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+      return sizeof(CUpti_ActivityMarkerData2);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return sizeof(CUpti_ActivityMemcpyPtoP4);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return sizeof(CUpti_ActivitySynchronization2);
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return sizeof(CUpti_ActivityOverhead3);
+    default:
+      return 0;
+  }
+}
+
+// String fields hold ids (the agent rewrote the pointers); 0 is NULL.
+std::string resolve(Spool& spool, const void* field) {
+  uint64_t id = 0;
+  std::memcpy(&id, field, sizeof(id));
+  if (id == 0) return {};
+  auto it = spool.strings.find(id);
+  if (it == spool.strings.end()) {
+    ++spool.unresolved_strings;
+    return "<unresolved>";
+  }
+  return it->second;
+}
+
+void walk(Spool& spool, const std::byte* data, size_t size) {
+  size_t offset = 0;
+  while (offset + sizeof(CUpti_Activity) <= size) {
+    const std::byte* at = data + offset;
+    uint32_t kind = load<uint32_t>(at);
+    size_t length = record_size(kind);
+    if (length == 0 || offset + length > size) {
+      ++spool.unknown_records;
+      return;
+    }
+    switch (kind) {
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        auto r = load<CUpti_ActivityAPI>(at);
+        spool.apis.push_back({kind == CUPTI_ACTIVITY_KIND_RUNTIME, r.cbid, r.start, r.end,
+                              r.processId, r.threadId, r.correlationId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_KERNEL:
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        auto r = load<CUpti_ActivityKernel10>(at);
+        Kernel k;
+        k.name = resolve(spool, at + offsetof(CUpti_ActivityKernel10, name));
+        k.start = r.start;
+        k.end = r.end;
+        k.device = r.deviceId;
+        k.stream = r.streamId;
+        k.correlation = r.correlationId;
+        k.graph_id = r.graphId;
+        k.grid[0] = r.gridX, k.grid[1] = r.gridY, k.grid[2] = r.gridZ;
+        k.block[0] = r.blockX, k.block[1] = r.blockY, k.block[2] = r.blockZ;
+        spool.kernels.push_back(k);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        auto r = load<CUpti_ActivityMemcpy6>(at);
+        spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, false, r.bytes, r.start, r.end,
+                                 r.correlationId, r.streamId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        auto r = load<CUpti_ActivityMemcpyPtoP4>(at);
+        spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, true, r.bytes, r.start, r.end,
+                                 r.correlationId, r.streamId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        auto r = load<CUpti_ActivityMemset4>(at);
+        spool.memsets.push_back({r.bytes, r.start, r.end, r.value, r.correlationId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        auto r = load<CUpti_ActivitySynchronization2>(at);
+        spool.syncs.push_back({static_cast<uint32_t>(r.type), r.start, r.end, r.correlationId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MARKER: {
+        auto r = load<CUpti_ActivityMarker2>(at);
+        Marker m;
+        m.flags = static_cast<uint32_t>(r.flags);
+        m.timestamp = r.timestamp;
+        m.id = r.id;
+        m.name = resolve(spool, at + offsetof(CUpti_ActivityMarker2, name));
+        m.domain = resolve(spool, at + offsetof(CUpti_ActivityMarker2, domain));
+        spool.markers.push_back(m);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_DEVICE: {
+        auto r = load<CUpti_ActivityDevice5>(at);
+        Device d;
+        d.id = r.id;
+        d.name = resolve(spool, at + offsetof(CUpti_ActivityDevice5, name));
+        d.sm_count = r.numMultiprocessors;
+        d.cc_major = r.computeCapabilityMajor;
+        d.cc_minor = r.computeCapabilityMinor;
+        d.core_clock_khz = r.coreClockRate;
+        d.global_memory = r.globalMemorySize;
+        spool.devices.push_back(d);
+        break;
+      }
+      default:
+        break;
+    }
+    offset += length;
+  }
+}
+
+}  // namespace
+
+std::optional<Spool> read_spool(const std::string& path, std::string* error) {
+  auto reader = strata::format::SpoolReader::open(path);
+  if (!reader) {
+    *error = reader.error().message;
+    return std::nullopt;
+  }
+  Spool spool;
+  spool.path = path;
+  spool.pid = reader->header().pid;
+  spool.start_clock_ns = reader->header().start_clock_ns;
+  strata::format::Chunk chunk;
+  while (reader->next(&chunk)) {
+    using strata::format::ChunkKind;
+    switch (chunk.kind) {
+      case ChunkKind::kCuptiBuffer: {
+        auto buffer = strata::format::decode_cupti_buffer(chunk.payload);
+        if (!buffer) break;
+        ++spool.buffers;
+        walk(spool, buffer->records.data(), buffer->records.size());
+        break;
+      }
+      case ChunkKind::kStrings: {
+        auto strings = strata::format::decode_strings(chunk.payload);
+        if (!strings) break;
+        for (const auto& s : *strings) spool.strings[s.id] = std::string(s.text);
+        break;
+      }
+      case ChunkKind::kDropCounters: {
+        auto counters = strata::format::decode_drop_counters(chunk.payload);
+        if (!counters) break;
+        for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
+        break;
+      }
+      case ChunkKind::kThreadName: {
+        auto name = strata::format::decode_thread_name(chunk.payload);
+        if (name) spool.thread_names[name->tid] = std::string(name->name);
+        break;
+      }
+      case ChunkKind::kProcessInfo: {
+        auto info = strata::format::decode_process_info(chunk.payload);
+        if (!info) break;
+        spool.ppid = info->ppid;
+        for (auto arg : info->args) spool.args.emplace_back(arg);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  spool.end_seen = reader->stats().end_seen;
+  spool.clean_end = reader->stats().clean_end;
+  if (reader->stats().end) spool.end_signal = reader->stats().end->signal;
+  return spool;
+}
+
+std::vector<std::string> spool_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("spool-", 0) == 0 && name.size() > 10 &&
+        name.compare(name.size() - 4, 4, ".bin") == 0) {
+      files.push_back(entry.path().string());
+    }
+  }
+  return files;
+}
+
+}  // namespace agent_test
