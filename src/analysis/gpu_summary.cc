@@ -311,8 +311,8 @@ double round1(double value) {
   return rounded / 10.0;
 }
 
-Summary cuda_api_sum(const GpuTables& t) {
-  Summary s;
+GpuSummary cuda_api_sum(const GpuTables& t) {
+  GpuSummary s;
   if (!t.has_string_ids) {
     s.missing = kNoStringIds;
     return s;
@@ -344,8 +344,8 @@ Summary cuda_api_sum(const GpuTables& t) {
   return s;
 }
 
-Summary cuda_gpu_kern_sum(const GpuTables& t) {
-  Summary s;
+GpuSummary cuda_gpu_kern_sum(const GpuTables& t) {
+  GpuSummary s;
   if (!t.has_string_ids) {
     s.missing = kNoStringIds;
     return s;
@@ -377,8 +377,8 @@ Summary cuda_gpu_kern_sum(const GpuTables& t) {
 namespace {
 
 // The memory operations of both tables as one list of (group, value) rows.
-Summary mem_summary(const GpuTables& t, bool by_size) {
-  Summary s;
+GpuSummary mem_summary(const GpuTables& t, bool by_size) {
+  GpuSummary s;
   if (t.has_memcpy && !t.has_memcpy_enum) {
     s.missing = "does not contain ENUM_CUDA_MEMCPY_OPER table.";
     return s;
@@ -424,15 +424,15 @@ Summary mem_summary(const GpuTables& t, bool by_size) {
 
 }  // namespace
 
-Summary cuda_gpu_mem_time_sum(const GpuTables& t) {
+GpuSummary cuda_gpu_mem_time_sum(const GpuTables& t) {
   return mem_summary(t, false);
 }
-Summary cuda_gpu_mem_size_sum(const GpuTables& t) {
+GpuSummary cuda_gpu_mem_size_sum(const GpuTables& t) {
   return mem_summary(t, true);
 }
 
-Summary nvtx_sum(const GpuTables& t) {
-  Summary s;
+GpuSummary nvtx_sum(const GpuTables& t) {
+  GpuSummary s;
   if (!t.has_string_ids) {
     s.missing = kNoStringIds;
     return s;

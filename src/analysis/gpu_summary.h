@@ -47,7 +47,7 @@ struct SummaryRow {
   std::string style;        // nvtx_sum: "PushPop" or "StartEnd"
 };
 
-struct Summary {
+struct GpuSummary {
   // Why the report has no rows where the file lacks its tables, in nsys's
   // words without the file name ("does not contain CUDA trace data."); empty
   // when the tables are there (even if they hold no rows).
@@ -62,23 +62,23 @@ struct Summary {
 // Names lose a 6-character "_vNNNN" version suffix as nsys's script strips
 // them; longer suffixes (cudaStreamIsCapturing_v10000) stay.
 // Order: total desc, then nameId.
-Summary cuda_api_sum(const store::GpuTables& tables);
+GpuSummary cuda_api_sum(const store::GpuTables& tables);
 
 // CUPTI_ACTIVITY_KIND_KERNEL grouped by the name picked at load time
 // (tables.kernel_names). Order: total desc, instances asc, name asc.
-Summary cuda_gpu_kern_sum(const store::GpuTables& tables);
+GpuSummary cuda_gpu_kern_sum(const store::GpuTables& tables);
 
 // Memcpy rows per "[CUDA memcpy <ENUM_CUDA_MEMCPY_OPER label>]" plus memset
 // rows as "[CUDA memset]". Order: total desc, then operation name.
-Summary cuda_gpu_mem_time_sum(const store::GpuTables& tables);
+GpuSummary cuda_gpu_mem_time_sum(const store::GpuTables& tables);
 // The same groups over bytes. Order: total bytes desc, then operation name.
-Summary cuda_gpu_mem_size_sum(const store::GpuTables& tables);
+GpuSummary cuda_gpu_mem_size_sum(const store::GpuTables& tables);
 
 // NVTX push/pop and start/end ranges per (range, style); the range name is
 // "<domain>:<text>", the domain empty for the default domain (so ":name", as
 // nsys prints it). A range without an end lasts until the table's last
 // timestamp. Order: total desc, then range name and style.
-Summary nvtx_sum(const store::GpuTables& tables);
+GpuSummary nvtx_sum(const store::GpuTables& tables);
 
 // cuda_kern_exec_sum: kernels joined with their launch call (same
 // correlationId, same process), per (PID, TID, device, API name, kernel).

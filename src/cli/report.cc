@@ -1,5 +1,7 @@
 // `strata report FILE`: prints a recorded trace's reports again: the bench
-// tables of a `strata bench` trace, the pstats tables of a `strata cpu` one.
+// tables of a `strata bench` trace, the pstats tables of a `strata cpu` one,
+// and nsys's GPU summaries (--report NAME,...) of a CUDA trace or of an
+// Nsight Systems SQLite export.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -7,6 +9,7 @@
 #include "analysis/bench.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_profile_rows_convert.h"
+#include "cli/gpu_report_print.h"
 #include "cli/verbs.h"
 #include "report/bench_report.h"
 #include "store/cpu_profile_rows.h"
@@ -17,6 +20,7 @@ namespace {
 
 struct ReportOptions {
   std::string file;
+  std::vector<std::string> reports;  // GPU report names; empty: the --stats set when CUDA data exists
   CpuReportFlags cpu;
 };
 
@@ -25,6 +29,17 @@ int run_report(const ReportOptions& opt) {
   if (!reader) {
     std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
     return kExitUsage;
+  }
+  if (!opt.reports.empty() || has_cuda_data(*reader)) {
+    auto format = report::parse_format(opt.cpu.format);
+    if (!format) {
+      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+      return kExitUsage;
+    }
+    int status = print_gpu_reports(*reader, opt.reports.empty() ? default_gpu_reports() : opt.reports,
+                                   *format);
+    // Asked-for GPU reports are the whole answer; otherwise CPU/bench tables follow.
+    if (status != kExitOk || !opt.reports.empty()) return status;
   }
   bool printed = false;
   if (reader->kind() == store::TraceKind::kStrata) {
@@ -77,6 +92,10 @@ VerbRunner add_report(CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
   auto* sub = app.add_subcommand("report", "Print the reports of a recorded trace again");
   sub->add_option("file", opt->file, "Trace file")->required();
+  sub->add_option("--report", opt->reports,
+                  "GPU reports: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, "
+                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum")
+      ->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
   return [opt] { return run_report(*opt); };
 }

@@ -82,7 +82,7 @@ std::vector<Cell> time_cells(const CellMaker& m, const analysis::SummaryRow& row
 }
 
 GpuReport time_summary(const char* display_name, const char* report, const char* count_name,
-                       const char* name_column, const analysis::Summary& summary,
+                       const char* name_column, const analysis::GpuSummary& summary,
                        const std::string& source, const GpuReportOptions& options) {
   GpuReport r = start(display_name, report, summary.missing, source);
   CellMaker m(options);
@@ -96,7 +96,7 @@ GpuReport time_summary(const char* display_name, const char* report, const char*
   return r;
 }
 
-void note_left_out(GpuReport& r, const analysis::Summary& summary) {
+void note_left_out(GpuReport& r, const analysis::GpuSummary& summary) {
   if (summary.rows_left_out > 0) {
     r.notes.push_back(fmt::format(
         "note: {} memcpy rows have a copyKind missing from ENUM_CUDA_MEMCPY_OPER and are left "
@@ -158,19 +158,19 @@ std::string fit_name(const std::string& name, size_t width, const std::string& e
   return text.substr(0, cut) + ellipsis;
 }
 
-GpuReport cuda_api_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_api_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                               const GpuReportOptions& options) {
   return time_summary("CUDA API Summary", "cuda_api_sum", "Num Calls", "Name", summary, source,
                       options);
 }
 
-GpuReport cuda_gpu_kern_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_kern_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                    const GpuReportOptions& options) {
   return time_summary("CUDA GPU Kernel Summary", "cuda_gpu_kern_sum", "Instances", "Name", summary,
                       source, options);
 }
 
-GpuReport cuda_gpu_mem_time_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                        const GpuReportOptions& options) {
   GpuReport r = time_summary("CUDA GPU MemOps Summary (by Time)", "cuda_gpu_mem_time_sum", "Count",
                              "Operation", summary, source, options);
@@ -178,7 +178,7 @@ GpuReport cuda_gpu_mem_time_sum_report(const analysis::Summary& summary, const s
   return r;
 }
 
-GpuReport cuda_gpu_mem_size_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                        const GpuReportOptions& options) {
   GpuReport r =
       start("CUDA GPU MemOps Summary (by Size)", "cuda_gpu_mem_size_sum", summary.missing, source);
@@ -196,7 +196,7 @@ GpuReport cuda_gpu_mem_size_sum_report(const analysis::Summary& summary, const s
   return r;
 }
 
-GpuReport nvtx_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport nvtx_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                           const GpuReportOptions& options) {
   GpuReport r = start("NVTX Range Summary", "nvtx_sum", summary.missing, source);
   CellMaker m(options);

@@ -38,15 +38,15 @@ struct GpuReport {
 };
 
 // `source` names the file in the SKIPPED line (GpuTables::source).
-GpuReport cuda_api_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_api_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                               const GpuReportOptions& options = {});
-GpuReport cuda_gpu_kern_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_kern_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                    const GpuReportOptions& options = {});
-GpuReport cuda_gpu_mem_time_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                        const GpuReportOptions& options = {});
-GpuReport cuda_gpu_mem_size_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                        const GpuReportOptions& options = {});
-GpuReport nvtx_sum_report(const analysis::Summary& summary, const std::string& source,
+GpuReport nvtx_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                           const GpuReportOptions& options = {});
 GpuReport cuda_kern_exec_sum_report(const analysis::KernExecSummary& summary,
                                     const std::string& source,

@@ -73,7 +73,7 @@ TEST(CudaApiSum, RowsNumbersAndOrder) {
   EXPECT_NE(text.find("cudaLaunchKernel\n"), std::string::npos);
 
   // nsys's "column" output groups digits; the "table" output does not.
-  analysis::Summary big;
+  analysis::GpuSummary big;
   big.rows.push_back({100.0, {2, 2469134, 1234567.0, 1234567.0, 1234560, 1234574, 9.9}, "x", ""});
   report::GpuReportOptions grouped;
   grouped.thousands_separators = true;
