@@ -27,11 +27,15 @@ test: build
 test-gpu: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
-# The baseline step on the bundled example: cpu_hotspot slow vs fast.
+# The workflow on the bundled example: the baseline (cpu_hotspot slow vs
+# fast), then the CPU profile of slow mode, which names the hotspot.
 demo: build
 	@mkdir -p $(BUILD)/demo
 	$(STRATA) bench -n 5 --warmup 1 -q --metric elapsed_ms --force -o $(BUILD)/demo/bench.sqlite \
 	  --vs '$(BUILD)/bin/cpu_hotspot --mode fast --lines 6000' \
+	  -- $(BUILD)/bin/cpu_hotspot --mode slow --lines 6000
+	@echo
+	$(STRATA) cpu --limit 10 --force -o $(BUILD)/demo/cpu.sqlite \
 	  -- $(BUILD)/bin/cpu_hotspot --mode slow --lines 6000
 
 # Benchmarks (bench/); figures go to docs/PERFORMANCE.md.

@@ -19,7 +19,7 @@ ratios = {r["Quantity"]: r for r in doc["ratios"]}
 values = {(v["Cmd"], v["Quantity"]): v for v in doc["values"]}
 for q in ("elapsed_ms", "wall"):
     r = ratios[q]
-    print(f"cpu_hotspot slow/fast {q:10s}: median {r['Median']:.2f}x  (min {r['Min']:.2f}x, max {r['Max']:.2f}x, {r['Pairs']} pairs)")
+    print(f"cpu_hotspot slow/fast {q:10s}: median {r['Median']:.2f}x  (min {r['Min']:.2f}x, max {r['Max']:.2f}x, {int(r['Pairs'])} pairs)")
 print(f"  slow elapsed_ms median {values[('A','elapsed_ms')]['Median']:.3f}, fast {values[('B','elapsed_ms')]['Median']:.3f}")
 ok = ratios["elapsed_ms"]["Median"] >= 2.0
 print("goal fast >= 2x faster:", "met" if ok else "NOT met")

@@ -1,4 +1,4 @@
-#include "cupti_walk.h"
+#include "store/ingest/cupti_walk.h"
 
 #include <cupti_activity.h>
 
@@ -7,50 +7,15 @@
 
 #include "format/payloads.h"
 #include "format/spool_reader.h"
+#include "store/ingest/cupti_records.h"
 
-namespace agent_test {
+namespace strata::ingest::offline {
 
 namespace {
 
 template <class T>
 T load(const std::byte* at) {
-  T value;
-  std::memcpy(&value, at, sizeof(T));
-  return value;
-}
-
-size_t record_size(uint32_t kind) {
-  switch (kind) {
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-      return sizeof(CUpti_ActivityMemcpy6);
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-      return sizeof(CUpti_ActivityMemset4);
-    case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      return sizeof(CUpti_ActivityKernel10);
-    case CUPTI_ACTIVITY_KIND_DRIVER:
-    case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
-      return sizeof(CUpti_ActivityAPI);
-    case CUPTI_ACTIVITY_KIND_DEVICE:
-      return sizeof(CUpti_ActivityDevice5);
-    case CUPTI_ACTIVITY_KIND_CONTEXT:
-      return sizeof(CUpti_ActivityContext3);
-    case CUPTI_ACTIVITY_KIND_NAME:
-      return sizeof(CUpti_ActivityName);
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      return sizeof(CUpti_ActivityMarker2);
-    case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-      return sizeof(CUpti_ActivityMarkerData2);
-    case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      return sizeof(CUpti_ActivityMemcpyPtoP4);
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-      return sizeof(CUpti_ActivitySynchronization2);
-    case CUPTI_ACTIVITY_KIND_OVERHEAD:
-      return sizeof(CUpti_ActivityOverhead3);
-    default:
-      return 0;
-  }
+  return load_record<T>(at);
 }
 
 // String fields hold ids (the agent rewrote the pointers); 0 is NULL.
@@ -67,15 +32,8 @@ std::string resolve(Spool& spool, const void* field) {
 }
 
 void walk(Spool& spool, const std::byte* data, size_t size) {
-  size_t offset = 0;
-  while (offset + sizeof(CUpti_Activity) <= size) {
-    const std::byte* at = data + offset;
-    uint32_t kind = load<uint32_t>(at);
-    size_t length = record_size(kind);
-    if (length == 0 || offset + length > size) {
-      ++spool.unknown_records;
-      return;
-    }
+  WalkStop stop = walk_records(std::span<const std::byte>(data, size), [&](uint32_t kind,
+                                                                           const std::byte* at) {
     switch (kind) {
       case CUPTI_ACTIVITY_KIND_RUNTIME:
       case CUPTI_ACTIVITY_KIND_DRIVER: {
@@ -149,8 +107,8 @@ void walk(Spool& spool, const std::byte* data, size_t size) {
       default:
         break;
     }
-    offset += length;
-  }
+  });
+  if (!stop.complete) ++spool.unknown_records;
 }
 
 }  // namespace
@@ -223,4 +181,4 @@ std::vector<std::string> spool_files(const std::string& dir) {
   return files;
 }
 
-}  // namespace agent_test
+}  // namespace strata::ingest::offline

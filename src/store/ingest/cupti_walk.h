@@ -1,11 +1,10 @@
-// An offline reader of the agent's spools for the tests: walks the CUPTI
-// records of each cupti-buffer chunk without libcupti (records lie back to
-// back, each as long as its kind's struct in the CUDA 13.0 headers; string
-// fields hold the agent's string ids, resolved through the strings chunks;
-// docs/agent.md, Spool contents) and collects them in plain structs.
+// An offline reader of the agent's spools into plain structs, for tests that
+// check what the agent recorded (tests/agent) without a trace database: walks
+// each cupti-buffer chunk with the ingest module's record walker
+// (cupti_records.h) and resolves string ids through the strings chunks
+// (docs/agent.md, Spool contents). ingest.h is the production path.
 //
-// It belongs to the CLI's ingest module once that exists; it lives here
-// until then. Threading: none (plain functions). Allocation: vectors.
+// Threading: none (plain functions). Allocation: vectors.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace agent_test {
+namespace strata::ingest::offline {
 
 struct ApiCall {
   bool runtime = false;  // CUPTI_ACTIVITY_KIND_RUNTIME (else DRIVER)
@@ -91,4 +90,7 @@ std::optional<Spool> read_spool(const std::string& path, std::string* error);
 // Every spool-*.bin in `dir`.
 std::vector<std::string> spool_files(const std::string& dir);
 
-}  // namespace agent_test
+}  // namespace strata::ingest::offline
+
+// The name tests/agent knows this reader by.
+namespace agent_test = strata::ingest::offline;

@@ -1,0 +1,22 @@
+// The three names nsys keeps per kernel (CUPTI_ACTIVITY_KIND_KERNEL's
+// demangledName, shortName, mangledName), from the mangled name CUPTI gives.
+// Threading: pure functions. Allocation: the returned strings.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace strata::ingest {
+
+struct KernelNames {
+  std::string demangled;  // "void gemm<128>(float const*, int)"; the raw name when it is not mangled
+  std::string base;       // "gemm": no return type, scope, template arguments or parameters
+  std::string mangled;    // as CUPTI gave it
+};
+
+KernelNames kernel_names(std::string_view mangled);
+
+// The base name of a demangled C++ function name, as nsys's shortName.
+std::string base_name(std::string_view demangled);
+
+}  // namespace strata::ingest

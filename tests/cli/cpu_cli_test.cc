@@ -1,0 +1,181 @@
+// `strata cpu`, `strata report` and `strata export` end to end on real
+// programs: the hotspot is named, the trace gives the same tables back, the
+// exports open, and bad input and dying targets behave as docs/cli.md says.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+namespace strata::testing {
+namespace {
+
+// perf_event_open can be refused (containers, paranoid settings): then the
+// sampling tests have nothing to test and say so.
+void skip_without_perf_events(const ScratchDir& dir) {
+  auto r = run_strata("cpu -o probe.sqlite -- true", dir.path());
+  if (r.status != 0 && r.err.find("perf_event") != std::string::npos) {
+    GTEST_SKIP() << "perf_event_open refused here: " << r.err;
+  }
+  std::filesystem::remove(dir.path() / "probe.sqlite");
+}
+
+nlohmann::json report_json(const ScratchDir& dir, const std::string& file,
+                           const std::string& extra = "") {
+  auto r = run_strata("report " + file + " --format json " + extra, dir.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+const std::string kHotspot = CPU_HOTSPOT_BIN;
+
+// A CPython 3.12 interpreter: the system's, or one pyenv installed.
+std::string find_python312() {
+  for (const char* path : {"/usr/bin/python3.12", "/usr/local/bin/python3.12"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  std::filesystem::path root;
+  if (const char* env = std::getenv("PYENV_ROOT")) {
+    root = env;
+  } else if (const char* home = std::getenv("HOME")) {
+    root = std::filesystem::path(home) / ".pyenv";
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "versions", ec)) {
+    auto python = entry.path() / "bin" / "python3";
+    if (entry.path().filename().string().rfind("3.12", 0) == 0 && access(python.c_str(), X_OK) == 0) {
+      return python.string();
+    }
+  }
+  return "";
+}
+
+TEST(CpuCli, NamesTheSlowNormalizationAsTheHotspot) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto r = run_strata("cpu -o t.sqlite -- " + kHotspot + " --mode slow --lines 6000", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("mode=slow lines=6000"), std::string::npos) << "target output passes";
+  EXPECT_NE(r.out.find("ncalls  tottime  percall  cumtime  percall  filename:lineno(function)"),
+            std::string::npos)
+      << r.out;
+  auto doc = report_json(dir, "t.sqlite", "--sort tottime --limit 1");
+  ASSERT_EQ(doc["functions"].size(), 1u);
+  std::string top = doc["functions"][0]["filename:lineno(function)"];
+  EXPECT_NE(top.find("normalize_line_slow"), std::string::npos) << top;
+  EXPECT_NE(top.find("cpu_hotspot_lib.cc:"), std::string::npos) << top;
+  EXPECT_EQ(doc["header"]["mode"], "perf_event");
+  EXPECT_GT(doc["header"]["samples"].get<int>(), 20);
+}
+
+TEST(CpuCli, ReportGivesTheSameTablesBack) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto r = run_strata("cpu --format csv --limit 0 -o t.sqlite -- " + kHotspot +
+                          " --mode fast --lines 20000",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto again = run_strata("report t.sqlite --format csv --limit 0", dir.path());
+  ASSERT_EQ(again.status, 0) << again.err;
+  // The target printed one line before the report.
+  std::string printed = r.out.substr(r.out.find('\n') + 1);
+  EXPECT_EQ(printed, again.out);
+}
+
+TEST(CpuCli, ExportsOpenInTheirViewersFormats) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  ASSERT_EQ(run_strata("cpu -o t.sqlite -- " + kHotspot + " --mode slow --lines 3000", dir.path())
+                .status,
+            0);
+  ASSERT_EQ(run_strata("export t.sqlite --format speedscope -o p.json", dir.path()).status, 0);
+  auto speedscope = nlohmann::json::parse(read_file(dir.path() / "p.json"));
+  EXPECT_EQ(speedscope["$schema"], "https://www.speedscope.app/file-format-schema.json");
+  EXPECT_FALSE(speedscope["profiles"].empty());
+  ASSERT_EQ(run_strata("export t.sqlite --format folded -o p.folded", dir.path()).status, 0);
+  EXPECT_NE(read_file(dir.path() / "p.folded").find("normalize_line_slow"), std::string::npos);
+  ASSERT_EQ(run_strata("export t.sqlite --format svg -o p.svg", dir.path()).status, 0);
+  std::string svg = read_file(dir.path() / "p.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("normalize_line_slow"), std::string::npos);
+  auto again = run_strata("export t.sqlite --format svg -o p.svg", dir.path());
+  EXPECT_EQ(again.status, 2) << "an existing output is kept without --force";
+}
+
+TEST(CpuCli, KilledTargetKeepsItsProfileAndReportsTheSignal) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto r = run_strata(
+      "cpu -o t.sqlite -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; kill -KILL $$'",
+      dir.path());
+  EXPECT_EQ(r.status, 128 + 9) << r.err;
+  EXPECT_NE(r.err.find("signal 9 (SIGKILL)"), std::string::npos) << r.err;
+  auto doc = report_json(dir, "t.sqlite");
+  EXPECT_GT(doc["header"]["samples"].get<int>(), 10);
+}
+
+TEST(CpuCli, StrippedBinaryGivesModuleOffsetFrames) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto stripped = dir.path() / "cpu_hotspot.stripped";
+  std::filesystem::copy_file(kHotspot, stripped);
+  ASSERT_EQ(std::system(("strip --strip-all '" + stripped.string() + "'").c_str()), 0);
+  auto r = run_strata("cpu -o t.sqlite -- ./cpu_hotspot.stripped --mode slow --lines 3000",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto doc = report_json(dir, "t.sqlite", "--sort tottime --limit 1");
+  std::string top = doc["functions"][0]["filename:lineno(function)"];
+  EXPECT_NE(top.find("cpu_hotspot.stripped+0x"), std::string::npos) << top;
+}
+
+TEST(CpuCli, FramePointerModeSamples) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto r = run_strata("cpu --call-graph fp -o t.sqlite -- " + kHotspot +
+                          " --mode slow --lines 3000",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(report_json(dir, "t.sqlite")["header"]["samples"].get<int>(), 10);
+}
+
+TEST(CpuCli, PythonFunctionsAppearByName) {
+  std::string python = find_python312();
+  if (python.empty()) GTEST_SKIP() << "no CPython 3.12 here";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "two.py") << "def heavy(n):\n    s = 0\n    for i in range(n):\n"
+                                          "        s += i * i\n    return s\n\n"
+                                          "for _ in range(30):\n    heavy(50000)\n";
+  auto r = run_strata("cpu -o t.sqlite -- " + python + " two.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto doc = report_json(dir, "t.sqlite", "--sort tottime --limit 1");
+  std::string top = doc["functions"][0]["filename:lineno(function)"];
+  EXPECT_NE(top.find("two.py"), std::string::npos) << top;
+  EXPECT_NE(top.find("(heavy)"), std::string::npos) << top;
+}
+
+TEST(CpuCli, BadInputExitsWithTheDocumentedStatus) {
+  ScratchDir dir;
+  auto missing = run_strata("cpu -o t.sqlite -- ./no-such-program", dir.path());
+  EXPECT_EQ(missing.status, 127);
+  ASSERT_EQ(missing.err_lines().size(), 1u) << missing.err;
+  EXPECT_EQ(missing.err_lines()[0],
+            "strata: cannot start './no-such-program': No such file or directory");
+  for (const char* args : {"cpu --call-graph lbr -- true", "cpu -F 0 -- true", "cpu",
+                           "report", "export nothing.sqlite --format speedscope -o x.json",
+                           "export nothing.sqlite --format pdf -o x.pdf"}) {
+    auto r = run_strata(args, dir.path());
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err_lines().size(), 1u) << args << ": " << r.err;
+  }
+  ASSERT_EQ(run_strata("bench -n 1 --warmup 0 -q -o b.sqlite -- true", dir.path()).status, 0);
+  auto no_profile = run_strata("export b.sqlite --format folded -o x.folded", dir.path());
+  EXPECT_EQ(no_profile.status, 2);
+  EXPECT_NE(no_profile.err.find("no CPU profile"), std::string::npos) << no_profile.err;
+}
+
+}  // namespace
+}  // namespace strata::testing
