@@ -20,6 +20,7 @@
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/strings.h"
+#include "sampler/inprocess/inprocess_sampler.h"
 #include "sampler/sampler.h"
 #include "store/cpu_profile_rows.h"
 #include "store/trace_db.h"
@@ -34,6 +35,7 @@ struct CpuOptions {
   std::optional<std::string> output;
   bool force = false;
   bool native = false;
+  std::string sampler = "auto";
   CpuReportFlags report;
   std::vector<std::string> command;
 };
@@ -81,7 +83,19 @@ int run_cpu(const CpuOptions& opt) {
   info.start_ns = realtime_ns();
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
-  auto raw = sampler::sample_command(opt.command, so, &kind);
+  auto sample_in_process = [&] {
+    return sampler::sample_command_in_process(opt.command, so, sampler::find_sigprof_library(),
+                                              &kind);
+  };
+  bool in_process = opt.sampler == "in-process";
+  auto raw = in_process ? sample_in_process() : sampler::sample_command(opt.command, so, &kind);
+  if (!raw && kind == sampler::SampleErrorKind::kPerfUnavailable && opt.sampler == "auto") {
+    // sample_command gave up before the child exec'd: the command runs once.
+    std::fprintf(stderr, "strata: %s; sampling in-process (LD_PRELOAD) instead\n",
+                 raw.error().message.c_str());
+    in_process = true;
+    raw = sample_in_process();
+  }
   if (!raw) {
     std::fprintf(stderr, "strata: %s\n", raw.error().message.c_str());
     return kind == sampler::SampleErrorKind::kCannotStart ? kExitCannotStart : kExitFailed;
@@ -98,6 +112,7 @@ int run_cpu(const CpuOptions& opt) {
   BuildOptions build;
   build.python_stacks = !opt.native;
   BuiltProfile built = build_profile(*raw, build);
+  if (in_process) built.profile.mode = analysis::ProfileMode::kInProcess;
   if (built.counters.unwind_truncated > 0) {
     std::fprintf(stderr,
                  "strata: %llu stacks were deeper than the %u-byte stack copy and are cut short "
@@ -146,6 +161,11 @@ VerbRunner add_cpu(CLI::App& app) {
   sub->add_flag("--native", opt->native,
                 "Python targets: keep the interpreter's frames (default: Python functions "
                 "get the interpreter time spent on them, as in cProfile)");
+  sub->add_option("--sampler", opt->sampler,
+                  "auto: perf_event_open, in-process where it is refused; perf; in-process "
+                  "(LD_PRELOAD'ed SIGPROF sampler)")
+      ->check(CLI::IsMember({"auto", "perf", "in-process"}))
+      ->capture_default_str();
   add_cpu_report_flags(sub, opt->report);
   sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
   sub->positionals_at_end(true);

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 
 #include "symbolize/symbolizer.h"
 
@@ -64,6 +67,53 @@ std::map<uint32_t, symbolize::AddressSpace> address_spaces(const sampler::RawPro
 
 bool is_python_frame(const analysis::Frame& f) { return f.module.rfind("[perf-", 0) == 0; }
 
+// CPython's perf maps carry no line numbers; cProfile shows the line of the
+// `def`. This finds it in the source file: the first `def NAME` (or `async
+// def`, `class`) for the last part of the qualified name. 0 when the file
+// is not readable (<frozen ...>, <string>) or holds no such line.
+class PythonSources {
+ public:
+  int def_line(const std::string& file, const std::string& qualname) {
+    auto key = std::make_pair(file, qualname);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    std::string name = qualname.substr(qualname.rfind('.') + 1);
+    int found = 0;
+    std::ifstream in(file);
+    std::string line;
+    for (int number = 1; found == 0 && std::getline(in, line); ++number) {
+      size_t i = line.find_first_not_of(" \t");
+      if (i == std::string::npos) continue;
+      std::string_view rest(line.c_str() + i);
+      for (std::string_view keyword : {"def ", "async def ", "class "}) {
+        if (rest.substr(0, keyword.size()) != keyword) continue;
+        std::string_view after = rest.substr(keyword.size());
+        size_t start = after.find_first_not_of(' ');
+        if (start == std::string_view::npos) continue;
+        after.remove_prefix(start);
+        if (after.substr(0, name.size()) == name && after.size() > name.size() &&
+            (after[name.size()] == '(' || after[name.size()] == ':' || after[name.size()] == ' ')) {
+          found = number;
+        }
+      }
+    }
+    return cache_[key] = found;
+  }
+
+ private:
+  std::map<std::pair<std::string, std::string>, int> cache_;
+};
+
+// The C library and loader: their frames called by the interpreter are the
+// interpreter's work (e.g. __tls_get_addr from a shared libpython).
+bool is_system_library(const std::string& module) {
+  std::string base = module.substr(module.rfind('/') + 1);
+  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "libm.so", "libpthread"}) {
+    if (base.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 // A Python-level stack, as py-spy and cProfile show it: the interpreter's own
 // frames (the module that holds _PyEval_EvalFrameDefault: python3.x or
 // libpython) between and below Python functions are dropped, so a Python
@@ -85,12 +135,25 @@ class PythonStackFolder {
       }
     }
     if (outermost == stack.size()) return;  // no Python frame
+    // From the outermost Python frame leafward: a frame is the interpreter's
+    // when it is in the interpreter's module, or in the C library and called
+    // by the interpreter.
+    std::vector<bool> drop(stack.size(), false);
+    bool caller_is_interpreter = false;
+    for (size_t i = outermost; i-- > 0;) {
+      const auto& f = frames_.at(stack[i]);
+      if (is_python_frame(f)) {
+        caller_is_interpreter = true;  // a trampoline: what it calls is the interpreter
+        continue;
+      }
+      bool interpreter = interpreter_modules_.count(f.module) > 0;
+      drop[i] = interpreter || (caller_is_interpreter && is_system_library(f.module));
+      caller_is_interpreter = drop[i];
+    }
     std::vector<analysis::FrameId> folded;
     folded.reserve(stack.size());
     for (size_t i = 0; i < stack.size(); ++i) {
-      const auto& f = frames_.at(stack[i]);
-      if (i < outermost && !is_python_frame(f) && interpreter_modules_.count(f.module)) continue;
-      folded.push_back(stack[i]);
+      if (!drop[i]) folded.push_back(stack[i]);
     }
     stack = std::move(folded);
   }
@@ -139,69 +202,92 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
     }
   }
 
+  // Pass 1: unwind every sample and symbolize each distinct (pid, pc).
   symbolize::Symbolizer symbolizer;
-  // Symbolized stacks repeat: cache frame ids per (pid, pc, is-return-address).
-  std::map<std::tuple<uint32_t, uint64_t, bool>, std::vector<analysis::FrameId>> frame_cache;
-  auto frames_of = [&](const symbolize::AddressSpace& space, uint32_t pid, uint64_t pc,
-                       bool return_address) -> const std::vector<analysis::FrameId>& {
-    auto key = std::make_tuple(pid, pc, return_address);
-    auto it = frame_cache.find(key);
-    if (it != frame_cache.end()) return it->second;
+  using PcKey = std::tuple<uint32_t, uint64_t, bool>;  // pid, pc, is a return address
+  std::map<PcKey, std::vector<symbolize::Frame>> symbols;
+  std::vector<std::vector<uint64_t>> sample_pcs(raw.samples.size());
+  for (size_t n = 0; n < raw.samples.size(); ++n) {
+    const auto& s = raw.samples[n];
+    auto space_it = spaces.find(s.pid);
+    if (space_it == spaces.end()) continue;
+    std::vector<uint64_t>& pcs = sample_pcs[n];
+    if (raw.mode == sampler::StackMode::kDwarf && !raw.regs_of(s).empty()) {
+      symbolize::UserRegs regs = symbolize::from_perf_regs(raw.regs_mask, raw.regs_of(s));
+      symbolize::StackCopy stack{regs.sp(), raw.stack_of(s)};
+      auto unwound = symbolizer.unwind(space_it->second, regs, stack, options.max_frames);
+      pcs = std::move(unwound.pcs);
+      if (unwound.stop == symbolize::UnwindStop::kStackTruncated ||
+          unwound.stop == symbolize::UnwindStop::kMaxFrames) {
+        ++built.counters.unwind_truncated;
+      } else if (unwound.stop != symbolize::UnwindStop::kEnd) {
+        ++built.counters.unwind_incomplete;
+      }
+    } else if (raw.mode == sampler::StackMode::kFramePointer) {
+      auto chain = raw.callchain_of(s);
+      pcs.assign(chain.begin(), chain.end());
+    }
+    if (pcs.empty()) pcs = {s.ip};
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      PcKey key{s.pid, pcs[i], i > 0};
+      if (!symbols.count(key)) {
+        symbols.emplace(key, symbolizer.symbolize(space_it->second, pcs[i], i > 0));
+      }
+    }
+  }
+
+  // Pass 2: where DWARF gave a function no declaration (an address with a
+  // symbol but outside every DWARF scope, e.g. some return addresses), take
+  // the one another address of the same function had, so the function stays
+  // one row instead of one per source file of its addresses.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> declarations;
+  for (const auto& [key, frames] : symbols) {
+    for (const auto& f : frames) {
+      if (f.has_symbol && f.decl_line > 0) {
+        declarations.emplace(std::make_pair(f.module, f.function),
+                             std::make_pair(f.decl_file, f.decl_line));
+      }
+    }
+  }
+  PythonSources python_sources;
+  std::map<PcKey, std::vector<analysis::FrameId>> frame_ids;
+  for (const auto& [key, frames] : symbols) {
     std::vector<analysis::FrameId> ids;
-    for (const auto& f : symbolizer.symbolize(space, pc, return_address)) {
+    for (const auto& f : frames) {
       analysis::Frame frame;
       frame.module = f.module;
       frame.inlined = f.inlined;
-      if (f.has_symbol) {
-        if (!split_python_name(f.function, &frame.function, &frame.file)) {
-          frame.function = f.function;
-          frame.file = f.decl_file.empty() ? f.file : f.decl_file;
-          frame.line = f.decl_line;
-        }
-      } else {
+      if (!f.has_symbol) {
         frame.module_offset = f.module_offset;  // unsymbolized: one frame per address
+      } else if (split_python_name(f.function, &frame.function, &frame.file)) {
+        frame.line = python_sources.def_line(frame.file, frame.function);
+      } else {
+        frame.function = f.function;
+        frame.file = f.decl_file;
+        frame.line = f.decl_line;
+        if (frame.line == 0) {
+          auto d = declarations.find({f.module, f.function});
+          if (d != declarations.end()) std::tie(frame.file, frame.line) = d->second;
+        }
       }
       ids.push_back(profile.frames.intern(frame));
     }
-    return frame_cache.emplace(key, std::move(ids)).first->second;
-  };
+    frame_ids.emplace(key, std::move(ids));
+  }
 
+  // Pass 3: the samples' stacks, leaf first.
   std::set<std::pair<int32_t, int32_t>> threads;
   PythonStackFolder python(profile.frames);
-  for (const auto& s : raw.samples) {
-    auto space_it = spaces.find(s.pid);
-    if (space_it == spaces.end()) continue;
-    const auto& space = space_it->second;
-    std::vector<uint64_t> pcs;
-    if (raw.mode == sampler::StackMode::kDwarf) {
-      auto values = raw.regs_of(s);
-      if (values.empty()) {
-        pcs = {s.ip};
-      } else {
-        symbolize::UserRegs regs = symbolize::from_perf_regs(raw.regs_mask, values);
-        symbolize::StackCopy stack{regs.sp(), raw.stack_of(s)};
-        auto unwound = symbolizer.unwind(space, regs, stack, options.max_frames);
-        pcs = std::move(unwound.pcs);
-        if (pcs.empty()) pcs = {s.ip};
-        if (unwound.stop == symbolize::UnwindStop::kStackTruncated ||
-            unwound.stop == symbolize::UnwindStop::kMaxFrames) {
-          ++built.counters.unwind_truncated;
-        } else if (unwound.stop != symbolize::UnwindStop::kEnd) {
-          ++built.counters.unwind_incomplete;
-        }
-      }
-    } else {
-      auto chain = raw.callchain_of(s);
-      pcs.assign(chain.begin(), chain.end());
-      if (pcs.empty()) pcs = {s.ip};
-    }
+  for (size_t n = 0; n < raw.samples.size(); ++n) {
+    const auto& s = raw.samples[n];
+    if (sample_pcs[n].empty()) continue;  // a process without mappings
     analysis::Sample sample;
     sample.tid = static_cast<int32_t>(s.tid);
     sample.pid = static_cast<int32_t>(s.pid);
     sample.time_ns = static_cast<int64_t>(s.time);
     sample.weight_ns = static_cast<int64_t>(s.period);
-    for (size_t i = 0; i < pcs.size(); ++i) {
-      const auto& ids = frames_of(space, s.pid, pcs[i], i > 0);
+    for (size_t i = 0; i < sample_pcs[n].size(); ++i) {
+      const auto& ids = frame_ids.at({s.pid, sample_pcs[n][i], i > 0});
       sample.stack.insert(sample.stack.end(), ids.begin(), ids.end());
     }
     if (options.python_stacks) python.fold(sample.stack);

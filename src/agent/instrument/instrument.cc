@@ -2,9 +2,12 @@
 // (docs/instrument.md). Programs built with -finstrument-functions call
 // __cyg_profile_func_enter/exit around every function; this file defines
 // them. Without STRATA_INSTRUMENT_DIR in the environment each call costs one
-// load and one predictable branch. With it, each call appends a 16-byte
-// event {stamp, address} to a per-thread buffer, and full buffers go to the
-// process's spool (docs/spool-format.md) as instrument-events chunks.
+// load and one predictable branch. With it, each call appends one 8-byte word
+// {address, exit bit, clock delta} to a per-thread buffer (layout in
+// instrument_format.h), and full buffers go to the process's spool
+// (docs/spool-format.md) as instrument-events chunks. Words rather than
+// 16-byte {stamp, address} pairs halve the bytes written, which was half the
+// per-call cost (docs/instrument.md, Overhead).
 //
 // Threading: a thread writes only its own buffer on the hot path (no atomics
 // beyond relaxed loads and stores, no locks). Spool appends are whole-chunk
@@ -52,13 +55,15 @@
 namespace strata::instrument {
 namespace {
 
-// Events are copied to the spool as they lie in memory.
+// Words are copied to the spool as they lie in memory.
 static_assert(std::endian::native == std::endian::little, "events are written in host order");
 
-// 64K events (1 MiB) per thread: one writev per 32K calls keeps the flush
-// cost per event near 1 ns, and a thread that never fills it costs 1 MiB of
-// address space, touched only as far as it records.
-constexpr uint32_t kCapacity = 64 * 1024;
+// 128K words (1 MiB) per thread: one writev per ~64K calls keeps the
+// syscall cost per event negligible, and a thread that never fills it costs
+// 1 MiB of address space, touched only as far as it records.
+constexpr uint32_t kCapacity = 128 * 1024;
+// A clock record (marker + stamp) and the event after it.
+constexpr uint32_t kSlowWords = 3;
 // Threads whose buffers the exit handler can reach; more threads still
 // record, they are only not flushed if still running at exit.
 constexpr uint32_t kMaxThreads = 4096;
@@ -66,18 +71,15 @@ constexpr uint32_t kMaxThreads = 4096;
 constexpr int64_t kDrainExitNs = 2'000'000'000;
 constexpr int64_t kDrainSignalNs = 100'000'000;
 
-struct Event {
-  uint64_t stamp;  // clock value; kExitBit set on exit
-  uint64_t address;
-};
-static_assert(sizeof(Event) == kEventSize);
-
 struct ThreadBuffer {
-  std::atomic<uint32_t> count;  // events[0, count) are reserved; the owner writes it
+  std::atomic<uint32_t> count;  // words[0, count) are reserved; the owner writes it
   uint32_t tid;
-  uint32_t slot;      // index in g_threads, or kMaxThreads when the table was full
-  char name[16];      // the last name written to the spool
-  Event events[kCapacity];
+  uint32_t slot;  // index in g_threads, or kMaxThreads when the table was full
+  char name[16];  // the last name written to the spool
+  // The stamp the next word's delta is taken from; 0 after a flush, so each
+  // chunk starts with a clock record.
+  uint64_t last;
+  uint64_t words[kCapacity];
 };
 
 enum State : uint8_t {
@@ -172,9 +174,11 @@ STRATA_NO_INSTRUMENT bool enter_flusher() {
   return true;
 }
 
-STRATA_NO_INSTRUMENT void leave_flusher() { g_flushers.fetch_sub(1, std::memory_order_seq_cst); }
+STRATA_NO_INSTRUMENT void leave_flusher() {
+  g_flushers.fetch_sub(1, std::memory_order_seq_cst);
+}
 
-// Writes events[0, n) of `b` as one instrument-events chunk.
+// Writes words[0, n) of `b` as one instrument-events chunk.
 STRATA_NO_INSTRUMENT void write_events(const ThreadBuffer* b, uint32_t n) {
   if (n == 0) return;
   unsigned char prefix[kEventsPrefix] = {};
@@ -183,12 +187,13 @@ STRATA_NO_INSTRUMENT void write_events(const ThreadBuffer* b, uint32_t n) {
   if (g_use_tsc) clock_pair(&now_ns, &now_ticks);
   format::store_le32(prefix + events_offset::kTid, b->tid);
   format::store_le32(prefix + events_offset::kClock, static_cast<uint32_t>(g_clock));
-  format::store_le64(prefix + events_offset::kRefNs, static_cast<uint64_t>(g_use_tsc ? g_ref_ns : 0));
+  format::store_le64(prefix + events_offset::kRefNs,
+                     static_cast<uint64_t>(g_use_tsc ? g_ref_ns : 0));
   format::store_le64(prefix + events_offset::kRefTicks, g_use_tsc ? g_ref_ticks : 0);
   format::store_le64(prefix + events_offset::kNowNs, static_cast<uint64_t>(now_ns));
   format::store_le64(prefix + events_offset::kNowTicks, now_ticks);
   iovec parts[2] = {{prefix, sizeof prefix},
-                    {const_cast<Event*>(b->events), size_t{n} * sizeof(Event)}};
+                    {const_cast<uint64_t*>(b->words), size_t{n} * kWordSize}};
   if (!g_writer->append_iov(kInstrumentEventsKind, parts, 2)) {
     g_dropped.fetch_add(n, std::memory_order_relaxed);
   }
@@ -244,7 +249,8 @@ STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   char path[64] = "/proc/self/task/";
   char digits[16];
   int nd = 0;
-  for (uint32_t t = b->tid; nd == 0 || t != 0; t /= 10) digits[nd++] = static_cast<char>('0' + t % 10);
+  for (uint32_t t = b->tid; nd == 0 || t != 0; t /= 10)
+    digits[nd++] = static_cast<char>('0' + t % 10);
   size_t at = std::strlen(path);
   while (nd > 0) path[at++] = digits[--nd];
   std::memcpy(path + at, "/comm", 6);
@@ -371,6 +377,7 @@ STRATA_NO_INSTRUMENT void finish(uint32_t signal) {
   if (own != nullptr && !in_slow) {
     write_events(own, own->count.load(std::memory_order_relaxed));
     own->count.store(0, std::memory_order_relaxed);
+    own->last = 0;
     write_own_name(own);
   }
   for (auto& slot : g_threads) {
@@ -445,6 +452,7 @@ STRATA_NO_INSTRUMENT void on_fork_child() {
   }
   if (own != nullptr) {
     own->count.store(0, std::memory_order_relaxed);
+    own->last = 0;
     own->tid = current_tid();
     own->name[0] = '\0';
   }
@@ -496,17 +504,27 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
   }
   uint8_t state = g_state.load(std::memory_order_acquire);
   if (state != kOn && (state != kUninit || !init())) return;
+  auto address = reinterpret_cast<uint64_t>(fn);
+  if ((address & ~kAddressMask) != 0 || address == 0) {
+    // Above the 47-bit user range (5-level paging with high mmap hints):
+    // not representable in a word.
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   t_in_slow = true;
   ThreadBuffer* b = t_buffer;
   if (b == nullptr) {
     b = allocate_buffer();
-  } else if (enter_flusher()) {
-    write_events(b, b->count.load(std::memory_order_relaxed));
-    b->count.store(0, std::memory_order_relaxed);
-    write_own_name(b);
-    leave_flusher();
-  } else {
-    b = nullptr;  // recording stopped while this thread was on its way here
+  } else if (b->count.load(std::memory_order_relaxed) + kSlowWords > kCapacity) {
+    if (enter_flusher()) {
+      write_events(b, b->count.load(std::memory_order_relaxed));
+      b->count.store(0, std::memory_order_relaxed);
+      b->last = 0;
+      write_own_name(b);
+      leave_flusher();
+    } else {
+      b = nullptr;  // recording stopped while this thread was on its way here
+    }
   }
   t_in_slow = false;
   if (b == nullptr) {
@@ -514,27 +532,42 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
     return;
   }
   uint64_t t = stamp();
+  uint64_t delta = t - b->last;
   uint32_t n = b->count.load(std::memory_order_relaxed);
-  b->count.store(n + 1, std::memory_order_relaxed);
-  b->events[n] = {t | exit_bit, reinterpret_cast<uint64_t>(fn)};
+  if (b->last == 0 || delta > kMaxDelta) {
+    // A clock record: the marker word, then the absolute stamp.
+    b->count.store(n + 3, std::memory_order_relaxed);
+    b->words[n] = 0;
+    b->words[n + 1] = t;
+    b->words[n + 2] = address | exit_bit;
+  } else {
+    b->count.store(n + 1, std::memory_order_relaxed);
+    b->words[n] = address | exit_bit | (delta << kDeltaShift);
+  }
+  b->last = t;
 }
 
-// The hot path. The stamp is taken before the slot is reserved, and the slot
-// before it is filled, so a signal handler running instrumented code between
-// the steps records after (and later than) the interrupted event instead of
-// overwriting it.
+// The hot path: one rdtsc, one combined range check (buffer room, delta
+// within 16 bits, address within 47), one store. The slot is reserved
+// before it is filled, so a signal handler running instrumented code in
+// between records after the interrupted event instead of overwriting it
+// (its times are then off by the handler's duration; counts stay exact).
 STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t state, void* fn,
                                                                        uint64_t exit_bit) {
   ThreadBuffer* b = t_buffer;
   if (__builtin_expect(state == kOn && b != nullptr, 1)) {
     uint32_t n = b->count.load(std::memory_order_relaxed);
-    if (__builtin_expect(n < kCapacity, 1)) {
-      uint64_t t = stamp();
+    uint64_t t = stamp();
+    uint64_t delta = t - b->last;
+    auto address = reinterpret_cast<uint64_t>(fn);
+    if (__builtin_expect(n < kCapacity && ((delta & ~kMaxDelta) | (address & ~kAddressMask)) == 0,
+                         1)) {
       b->count.store(n + 1, std::memory_order_relaxed);
+      b->last = t;
       // No fence: the owner is the only writer, and the exit handler that
       // reads another thread's buffer can at worst see the one slot being
       // filled still stale (docs/instrument.md, Limits).
-      b->events[n] = {t | exit_bit, reinterpret_cast<uint64_t>(fn)};
+      b->words[n] = address | exit_bit | (delta << kDeltaShift);
       return;
     }
   }
@@ -543,7 +576,9 @@ STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t s
 
 // Decides before main whether to record, so the spool exists (with the
 // process info and maps) even for a program that calls no instrumented code.
-__attribute__((constructor(101))) STRATA_NO_INSTRUMENT void init_at_load() { init(); }
+__attribute__((constructor(101))) STRATA_NO_INSTRUMENT void init_at_load() {
+  init();
+}
 
 }  // namespace
 }  // namespace strata::instrument

@@ -4,14 +4,18 @@
 // docs/spool-format.md; the two kinds below are proposed there as 7 and 8.
 //
 // instrument-events (7): u32 tid, u32 clock (InstrumentClock), i64 ref_ns,
-//   u64 ref_ticks, i64 now_ns, u64 now_ticks, then count x {u64 stamp,
-//   u64 address}, packed; count = (length - 40) / 16. A stamp's bit 63 is set
-//   on a function exit; its low 63 bits are on `clock`. For kTsc, (ref_*) is a
-//   (CLOCK_MONOTONIC, TSC) pair taken when the process started recording and
-//   (now_*) one taken when the chunk was written, so ns = ref_ns + (ticks -
-//   ref_ticks) * (now_ns - ref_ns) / (now_ticks - ref_ticks), best with the
-//   pair of the latest chunk. For kMonotonic the four fields are 0.
-//   Address is what -finstrument-functions passes: the function's entry.
+//   u64 ref_ticks, i64 now_ns, u64 now_ticks, then count u64 words; count =
+//   (length - 40) / 8. A word whose low 47 bits are not 0 is an event:
+//   bits 0-46 the function's address (what -finstrument-functions passes:
+//   its entry), bit 47 set on exit, bits 48-63 the stamp's increase since the
+//   previous event or clock record, on `clock`. A word whose low 47 bits are
+//   0 is a clock record: the next word is an absolute stamp, which the event
+//   after it counts from. Every chunk starts with a clock record. For kTsc,
+//   (ref_*) is a (CLOCK_MONOTONIC ns, TSC) pair taken when the process
+//   started recording and (now_*) one taken when the chunk was written, so
+//   ns = ref_ns + (ticks - ref_ticks) * (now_ns - ref_ns) / (now_ticks -
+//   ref_ticks), best with the pair of the latest chunk. For kMonotonic
+//   stamps are ns and the four fields are 0.
 // memory-map (8): u32 pid, u32 0, then the text of /proc/PID/maps. Written
 //   when recording starts and again at exit (later lines win where they
 //   overlap), so addresses in PIE executables and shared libraries can be
@@ -42,9 +46,12 @@ enum class InstrumentClock : uint32_t {
 };
 
 inline constexpr size_t kEventsPrefix = 40;
-inline constexpr size_t kEventSize = 16;
+inline constexpr size_t kWordSize = 8;
 inline constexpr size_t kMemoryMapPrefix = 8;
-inline constexpr uint64_t kExitBit = uint64_t{1} << 63;
+inline constexpr uint64_t kAddressMask = (uint64_t{1} << 47) - 1;
+inline constexpr uint64_t kExitBit = uint64_t{1} << 47;
+inline constexpr int kDeltaShift = 48;
+inline constexpr uint64_t kMaxDelta = 0xFFFF;
 
 namespace events_offset {
 inline constexpr size_t kTid = 0;        // u32

@@ -60,11 +60,11 @@ inline constexpr uint32_t kMaxStackBytes = 65528;
 
 // Counter slots of a kCounters record. Numbers are positions: append only.
 enum Counter : int {
-  kSamplesTaken = 0,     // samples written into a thread's buffer
-  kSamplesDropped = 1,   // timer signals that found the thread's buffer busy or gone
-  kForeignSignals = 2,   // SIGPROFs not from our timers (passed to the program's handler)
-  kThreadsSampled = 3,   // threads that got a timer
-  kThreadsUnsampled = 4,  // threads without one (table full, timer_create failed)
+  kSamplesTaken = 0,       // samples written into a thread's buffer
+  kSamplesDropped = 1,     // timer signals that found the thread's buffer busy or gone
+  kForeignSignals = 2,     // SIGPROFs not from our timers (passed to the program's handler)
+  kThreadsSampled = 3,     // threads that got a timer
+  kThreadsUnsampled = 4,   // threads without one (table full, timer_create failed)
   kStackCopyFailures = 5,  // sp outside the known stack and unreadable: regs only
   kFlushFailures = 6,      // buffer flushes the spool refused (write errors)
   kTimerOverruns = 7,      // periods that elapsed without a signal of their own

@@ -38,10 +38,10 @@ inline uint64_t string_field(const std::byte* record, size_t offset) {
 
 struct WalkStop {
   uint64_t records = 0;
-  bool complete = true;      // false: an unknown kind or a record past the end stopped the walk
-  uint32_t stop_kind = 0;    // the kind found there
-  size_t stopped_at = 0;     // its offset
-  size_t bytes_left = 0;     // bytes of the buffer not walked
+  bool complete = true;    // false: an unknown kind or a record past the end stopped the walk
+  uint32_t stop_kind = 0;  // the kind found there
+  size_t stopped_at = 0;   // its offset
+  size_t bytes_left = 0;   // bytes of the buffer not walked
 };
 
 // Calls visit(kind, record) for each record of `records` in order.

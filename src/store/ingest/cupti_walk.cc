@@ -32,82 +32,82 @@ std::string resolve(Spool& spool, const void* field) {
 }
 
 void walk(Spool& spool, const std::byte* data, size_t size) {
-  WalkStop stop = walk_records(std::span<const std::byte>(data, size), [&](uint32_t kind,
-                                                                           const std::byte* at) {
-    switch (kind) {
-      case CUPTI_ACTIVITY_KIND_RUNTIME:
-      case CUPTI_ACTIVITY_KIND_DRIVER: {
-        auto r = load<CUpti_ActivityAPI>(at);
-        spool.apis.push_back({kind == CUPTI_ACTIVITY_KIND_RUNTIME, r.cbid, r.start, r.end,
-                              r.processId, r.threadId, r.correlationId});
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        auto r = load<CUpti_ActivityKernel10>(at);
-        Kernel k;
-        k.name = resolve(spool, at + offsetof(CUpti_ActivityKernel10, name));
-        k.start = r.start;
-        k.end = r.end;
-        k.device = r.deviceId;
-        k.stream = r.streamId;
-        k.correlation = r.correlationId;
-        k.graph_id = r.graphId;
-        k.grid[0] = r.gridX, k.grid[1] = r.gridY, k.grid[2] = r.gridZ;
-        k.block[0] = r.blockX, k.block[1] = r.blockY, k.block[2] = r.blockZ;
-        spool.kernels.push_back(k);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        auto r = load<CUpti_ActivityMemcpy6>(at);
-        spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, false, r.bytes, r.start, r.end,
-                                 r.correlationId, r.streamId});
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        auto r = load<CUpti_ActivityMemcpyPtoP4>(at);
-        spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, true, r.bytes, r.start, r.end,
-                                 r.correlationId, r.streamId});
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        auto r = load<CUpti_ActivityMemset4>(at);
-        spool.memsets.push_back({r.bytes, r.start, r.end, r.value, r.correlationId});
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        auto r = load<CUpti_ActivitySynchronization2>(at);
-        spool.syncs.push_back({static_cast<uint32_t>(r.type), r.start, r.end, r.correlationId});
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MARKER: {
-        auto r = load<CUpti_ActivityMarker2>(at);
-        Marker m;
-        m.flags = static_cast<uint32_t>(r.flags);
-        m.timestamp = r.timestamp;
-        m.id = r.id;
-        m.name = resolve(spool, at + offsetof(CUpti_ActivityMarker2, name));
-        m.domain = resolve(spool, at + offsetof(CUpti_ActivityMarker2, domain));
-        spool.markers.push_back(m);
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_DEVICE: {
-        auto r = load<CUpti_ActivityDevice5>(at);
-        Device d;
-        d.id = r.id;
-        d.name = resolve(spool, at + offsetof(CUpti_ActivityDevice5, name));
-        d.sm_count = r.numMultiprocessors;
-        d.cc_major = r.computeCapabilityMajor;
-        d.cc_minor = r.computeCapabilityMinor;
-        d.core_clock_khz = r.coreClockRate;
-        d.global_memory = r.globalMemorySize;
-        spool.devices.push_back(d);
-        break;
-      }
-      default:
-        break;
-    }
-  });
+  WalkStop stop =
+      walk_records(std::span<const std::byte>(data, size), [&](uint32_t kind, const std::byte* at) {
+        switch (kind) {
+          case CUPTI_ACTIVITY_KIND_RUNTIME:
+          case CUPTI_ACTIVITY_KIND_DRIVER: {
+            auto r = load<CUpti_ActivityAPI>(at);
+            spool.apis.push_back({kind == CUPTI_ACTIVITY_KIND_RUNTIME, r.cbid, r.start, r.end,
+                                  r.processId, r.threadId, r.correlationId});
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_KERNEL:
+          case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+            auto r = load<CUpti_ActivityKernel10>(at);
+            Kernel k;
+            k.name = resolve(spool, at + offsetof(CUpti_ActivityKernel10, name));
+            k.start = r.start;
+            k.end = r.end;
+            k.device = r.deviceId;
+            k.stream = r.streamId;
+            k.correlation = r.correlationId;
+            k.graph_id = r.graphId;
+            k.grid[0] = r.gridX, k.grid[1] = r.gridY, k.grid[2] = r.gridZ;
+            k.block[0] = r.blockX, k.block[1] = r.blockY, k.block[2] = r.blockZ;
+            spool.kernels.push_back(k);
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            auto r = load<CUpti_ActivityMemcpy6>(at);
+            spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, false, r.bytes, r.start,
+                                     r.end, r.correlationId, r.streamId});
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+            auto r = load<CUpti_ActivityMemcpyPtoP4>(at);
+            spool.memcpys.push_back({r.copyKind, r.srcKind, r.dstKind, true, r.bytes, r.start,
+                                     r.end, r.correlationId, r.streamId});
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_MEMSET: {
+            auto r = load<CUpti_ActivityMemset4>(at);
+            spool.memsets.push_back({r.bytes, r.start, r.end, r.value, r.correlationId});
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+            auto r = load<CUpti_ActivitySynchronization2>(at);
+            spool.syncs.push_back({static_cast<uint32_t>(r.type), r.start, r.end, r.correlationId});
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_MARKER: {
+            auto r = load<CUpti_ActivityMarker2>(at);
+            Marker m;
+            m.flags = static_cast<uint32_t>(r.flags);
+            m.timestamp = r.timestamp;
+            m.id = r.id;
+            m.name = resolve(spool, at + offsetof(CUpti_ActivityMarker2, name));
+            m.domain = resolve(spool, at + offsetof(CUpti_ActivityMarker2, domain));
+            spool.markers.push_back(m);
+            break;
+          }
+          case CUPTI_ACTIVITY_KIND_DEVICE: {
+            auto r = load<CUpti_ActivityDevice5>(at);
+            Device d;
+            d.id = r.id;
+            d.name = resolve(spool, at + offsetof(CUpti_ActivityDevice5, name));
+            d.sm_count = r.numMultiprocessors;
+            d.cc_major = r.computeCapabilityMajor;
+            d.cc_minor = r.computeCapabilityMinor;
+            d.core_clock_khz = r.coreClockRate;
+            d.global_memory = r.globalMemorySize;
+            spool.devices.push_back(d);
+            break;
+          }
+          default:
+            break;
+        }
+      });
   if (!stop.complete) ++spool.unknown_records;
 }
 

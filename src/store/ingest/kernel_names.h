@@ -9,9 +9,10 @@
 namespace strata::ingest {
 
 struct KernelNames {
-  std::string demangled;  // "void gemm<128>(float const*, int)"; the raw name when it is not mangled
-  std::string base;       // "gemm": no return type, scope, template arguments or parameters
-  std::string mangled;    // as CUPTI gave it
+  std::string
+      demangled;        // "void gemm<128>(float const*, int)"; the raw name when it is not mangled
+  std::string base;     // "gemm": no return type, scope, template arguments or parameters
+  std::string mangled;  // as CUPTI gave it
 };
 
 KernelNames kernel_names(std::string_view mangled);

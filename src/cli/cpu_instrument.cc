@@ -1,0 +1,450 @@
+#include "cli/cpu_instrument.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "agent/instrument/instrument_format.h"
+#include "format/byte_order.h"
+#include "format/crc32.h"
+#include "format/payloads.h"
+#include "format/spool_format.h"
+#include "format/spool_reader.h"
+#include "symbolize/symbolizer.h"
+
+namespace strata::cli {
+namespace {
+
+using instrument::kEventsPrefix;
+using instrument::kWordSize;
+
+struct RawEvent {
+  uint64_t stamp;  // on the thread's clock, absolute
+  uint64_t address;
+  bool exit;
+};
+
+// One thread's events as the spool holds them, in file order (which is the
+// thread's own order: only the thread itself, or the exit handler after it
+// stopped, writes its chunks).
+struct RawThread {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  instrument::InstrumentClock clock = instrument::InstrumentClock::kMonotonic;
+  std::vector<RawEvent> events;
+};
+
+// The TSC-to-ns line of one spool: the reference pair and the chunk pair
+// farthest from it, which gives the rate with the least relative error.
+struct Calibration {
+  int64_t ref_ns = 0;
+  uint64_t ref_ticks = 0;
+  int64_t now_ns = 0;
+  uint64_t now_ticks = 0;
+  bool valid = false;
+
+  int64_t to_ns(uint64_t ticks) const {
+    if (!valid || now_ticks <= ref_ticks) return ref_ns;
+    double rate = static_cast<double>(now_ns - ref_ns) / static_cast<double>(now_ticks - ref_ticks);
+    double delta = ticks >= ref_ticks ? static_cast<double>(ticks - ref_ticks)
+                                      : -static_cast<double>(ref_ticks - ticks);
+    return ref_ns + static_cast<int64_t>(delta * rate);
+  }
+};
+
+// What one spool contributes to the profile.
+struct SpoolData {
+  int32_t pid = 0;
+  std::map<int32_t, RawThread> threads;  // by tid
+  std::map<int32_t, std::string> thread_names;
+  std::optional<std::string> command;
+  std::string maps;  // every memory-map chunk, in order
+  Calibration calibration;
+};
+
+void add_events(std::span<const std::byte> payload, SpoolData& spool,
+                InstrumentCounters& counters) {
+  if (payload.size() < kEventsPrefix || (payload.size() - kEventsPrefix) % kWordSize != 0) {
+    ++counters.malformed_chunks;
+    return;
+  }
+  namespace off = instrument::events_offset;
+  const std::byte* p = payload.data();
+  auto tid = static_cast<int32_t>(format::load_le32(p + off::kTid));
+  auto clock = static_cast<instrument::InstrumentClock>(format::load_le32(p + off::kClock));
+  if (clock != instrument::InstrumentClock::kMonotonic &&
+      clock != instrument::InstrumentClock::kTsc) {
+    ++counters.malformed_chunks;
+    return;
+  }
+  if (clock == instrument::InstrumentClock::kTsc) {
+    Calibration c;
+    c.ref_ns = static_cast<int64_t>(format::load_le64(p + off::kRefNs));
+    c.ref_ticks = format::load_le64(p + off::kRefTicks);
+    c.now_ns = static_cast<int64_t>(format::load_le64(p + off::kNowNs));
+    c.now_ticks = format::load_le64(p + off::kNowTicks);
+    c.valid = c.now_ticks > c.ref_ticks && c.now_ns >= c.ref_ns;
+    Calibration& best = spool.calibration;
+    if (c.valid && (!best.valid || c.now_ticks - c.ref_ticks > best.now_ticks - best.ref_ticks)) {
+      best = c;
+    } else if (!best.valid) {
+      best.ref_ns = c.ref_ns;
+      best.ref_ticks = c.ref_ticks;
+    }
+  }
+  RawThread& thread = spool.threads[tid];
+  thread.pid = spool.pid;
+  thread.tid = tid;
+  thread.clock = clock;
+  size_t count = (payload.size() - kEventsPrefix) / kWordSize;
+  thread.events.reserve(thread.events.size() + count);
+  // Deltas count from the chunk's own clock records: a chunk decodes alone.
+  std::optional<uint64_t> previous;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t word = format::load_le64(p + kEventsPrefix + i * kWordSize);
+    uint64_t address = word & instrument::kAddressMask;
+    if (address == 0) {
+      if (i + 1 < count) {
+        previous = format::load_le64(p + kEventsPrefix + ++i * kWordSize);
+      } else {
+        ++counters.torn_events;  // a clock record cut off by the exit snapshot
+      }
+      continue;
+    }
+    if (!previous) {
+      ++counters.torn_events;
+      continue;
+    }
+    *previous += word >> instrument::kDeltaShift;
+    thread.events.push_back(RawEvent{*previous, address, (word & instrument::kExitBit) != 0});
+  }
+}
+
+void add_memory_map(std::span<const std::byte> payload, SpoolData& spool,
+                    InstrumentCounters& counters) {
+  if (payload.size() < instrument::kMemoryMapPrefix) {
+    ++counters.malformed_chunks;
+    return;
+  }
+  spool.maps.append(reinterpret_cast<const char*>(payload.data()) + instrument::kMemoryMapPrefix,
+                    payload.size() - instrument::kMemoryMapPrefix);
+  if (!spool.maps.empty() && spool.maps.back() != '\n') spool.maps.push_back('\n');
+}
+
+void add_instrument_chunk(uint32_t kind, std::span<const std::byte> payload, SpoolData& spool,
+                          InstrumentCounters& counters) {
+  if (kind == instrument::kInstrumentEventsKindNumber) {
+    add_events(payload, spool, counters);
+  } else if (kind == instrument::kMemoryMapKindNumber) {
+    add_memory_map(payload, spool, counters);
+  }
+}
+
+constexpr bool kReaderKnowsInstrumentKinds =
+    format::is_known_kind(instrument::kInstrumentEventsKindNumber) &&
+    format::is_known_kind(instrument::kMemoryMapKindNumber);
+
+// The instrument chunks of a spool for a format build whose SpoolReader does
+// not know kinds 7 and 8 yet (it skips them unread): a scan that accepts a
+// position only where a whole chunk passes its CRC, as the reader does.
+// Damage itself is counted by the reader's pass over the same file.
+void scan_instrument_chunks(const std::string& path, uint32_t header_size, SpoolData& spool,
+                            InstrumentCounters& counters) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
+  size_t size = bytes.size();
+  size_t pos = header_size;
+  while (pos + format::kChunkHeaderSize <= size) {
+    const std::byte* p = data + pos;
+    if (format::load_le32(p + format::chunk_offset::kMarker) == format::kChunkMarker) {
+      uint32_t kind = format::load_le32(p + format::chunk_offset::kKind);
+      uint32_t length = format::load_le32(p + format::chunk_offset::kLength);
+      if (length <= format::kMaxChunkPayload && length <= size - pos - format::kChunkHeaderSize) {
+        uint32_t crc = format::crc32_update(0, p + format::chunk_offset::kKind, 8);
+        crc = format::crc32_update(crc, p + format::kChunkHeaderSize, length);
+        if (crc == format::load_le32(p + format::chunk_offset::kCrc)) {
+          add_instrument_chunk(kind, {p + format::kChunkHeaderSize, length}, spool, counters);
+          pos += format::kChunkHeaderSize + format::align_chunk(length);
+          continue;
+        }
+      }
+    }
+    ++pos;
+  }
+}
+
+std::string join_args(const std::vector<std::string_view>& args) {
+  std::string out;
+  for (auto a : args) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(a);
+  }
+  return out;
+}
+
+std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile& out) {
+  InstrumentCounters& counters = out.counters;
+  auto reader = format::SpoolReader::open(path);
+  if (!reader) {
+    ++counters.unreadable_spools;
+    out.notes.push_back(reader.error().message);
+    return std::nullopt;
+  }
+  ++counters.spools;
+  SpoolData spool;
+  spool.pid = static_cast<int32_t>(reader->header().pid);
+  format::Chunk chunk;
+  while (reader->next(&chunk)) {
+    auto kind = static_cast<uint32_t>(chunk.kind);
+    switch (chunk.kind) {
+      case format::ChunkKind::kThreadName: {
+        auto name = format::decode_thread_name(chunk.payload);
+        if (name) {
+          spool.thread_names[static_cast<int32_t>(name->tid)] = std::string(name->name);
+        } else {
+          ++counters.malformed_chunks;
+        }
+        break;
+      }
+      case format::ChunkKind::kProcessInfo: {
+        auto info = format::decode_process_info(chunk.payload);
+        if (info) {
+          spool.command = join_args(info->args);
+        } else {
+          ++counters.malformed_chunks;
+        }
+        break;
+      }
+      case format::ChunkKind::kDropCounters: {
+        auto drops = format::decode_drop_counters(chunk.payload);
+        if (!drops) {
+          ++counters.malformed_chunks;
+          break;
+        }
+        // Totals are cumulative: the spool's last value is its total.
+        for (const auto& d : *drops) {
+          if (d.kind == static_cast<uint32_t>(format::DropCounterKind::kInstrumentEvents)) {
+            counters.dropped_events += d.total;
+          }
+        }
+        break;
+      }
+      default:
+        if constexpr (kReaderKnowsInstrumentKinds) {
+          add_instrument_chunk(kind, chunk.payload, spool, counters);
+        }
+        break;
+    }
+  }
+  if constexpr (!kReaderKnowsInstrumentKinds) {
+    scan_instrument_chunks(path, reader->header().header_size, spool, counters);
+  }
+  const format::SpoolStats& stats = reader->stats();
+  counters.damaged_chunks += stats.crc_failures;
+  counters.skipped_bytes += stats.skipped_bytes;
+  counters.truncated_bytes += stats.truncated_bytes;
+  if (!stats.clean_end) ++counters.unclosed_spools;
+  if (stats.crc_failures > 0 || stats.resyncs > 0 || stats.truncated_bytes > 0) {
+    out.notes.push_back(path + ": damaged spool: " + std::to_string(stats.crc_failures) +
+                        " chunks failed their checksum, " + std::to_string(stats.skipped_bytes) +
+                        " bytes skipped, " + std::to_string(stats.truncated_bytes) +
+                        " bytes truncated; the intact chunks are kept");
+  }
+  return spool;
+}
+
+// /proc/PID/maps text into mappings; the lines of a later snapshot come
+// later, so they win where they overlap (AddressSpace's rule).
+symbolize::AddressSpace parse_maps(int pid, std::string_view text) {
+  symbolize::AddressSpace space;
+  space.pid = pid;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(at, end - at));
+    at = end + 1;
+    unsigned long long start = 0, stop = 0, offset = 0, inode = 0;
+    char perms[8] = {};
+    char dev[16] = {};
+    int consumed = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu %n", &start, &stop, perms, &offset,
+                    dev, &inode, &consumed) < 6) {
+      continue;
+    }
+    symbolize::Mapping m;
+    m.start = start;
+    m.end = stop;
+    m.pgoff = offset;
+    m.executable = perms[2] == 'x';
+    if (consumed > 0 && static_cast<size_t>(consumed) <= line.size())
+      m.path = line.substr(consumed);
+    space.mappings.push_back(std::move(m));
+  }
+  return space;
+}
+
+}  // namespace
+
+InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths) {
+  InstrumentedProfile out;
+  analysis::Profile& profile = out.profile;
+  profile.mode = analysis::ProfileMode::kInstrumented;
+  profile.rate_hz = 0;
+
+  std::vector<SpoolData> spools;
+  for (const auto& path : paths) {
+    auto spool = read_spool(path, out);
+    if (spool) spools.push_back(std::move(*spool));
+  }
+  // Processes in pid order, threads in tid order: deterministic output
+  // whatever order the directory listed the files in.
+  std::sort(spools.begin(), spools.end(),
+            [](const SpoolData& a, const SpoolData& b) { return a.pid < b.pid; });
+
+  symbolize::Symbolizer symbolizer;
+  std::set<std::pair<int32_t, int32_t>> threads_seen;
+  for (SpoolData& spool : spools) {
+    symbolize::AddressSpace space = parse_maps(spool.pid, spool.maps);
+    analysis::ProcessInfo process;
+    process.pid = spool.pid;
+    process.command = spool.command.value_or("");
+    profile.processes.push_back(std::move(process));
+
+    std::map<uint64_t, analysis::FrameId> frame_of;
+    auto frame_for = [&](uint64_t address) {
+      auto it = frame_of.find(address);
+      if (it != frame_of.end()) return it->second;
+      // The address is the function's entry (what -finstrument-functions
+      // passes), not a return address; its last frame is the function itself
+      // rather than a call inlined at its first instruction.
+      std::vector<symbolize::Frame> frames = symbolizer.symbolize(space, address, false);
+      analysis::Frame frame;
+      if (!frames.empty()) {
+        const symbolize::Frame& f = frames.back();
+        frame.module = f.module;
+        if (f.has_symbol) {
+          frame.function = f.function;
+          frame.file = f.decl_file.empty() ? f.file : f.decl_file;
+          frame.line = f.decl_line;
+        } else {
+          frame.module_offset = f.module_offset;
+          ++out.counters.unsymbolized_functions;
+        }
+      }
+      analysis::FrameId id = profile.frames.intern(frame);
+      frame_of.emplace(address, id);
+      return id;
+    };
+
+    for (auto& [tid, raw] : spool.threads) {
+      analysis::ThreadCalls calls;
+      calls.pid = raw.pid;
+      calls.tid = raw.tid;
+      calls.events.reserve(raw.events.size());
+      for (const RawEvent& e : raw.events) {
+        analysis::CallEvent ev;
+        ev.time_ns = raw.clock == instrument::InstrumentClock::kTsc
+                         ? spool.calibration.to_ns(e.stamp)
+                         : static_cast<int64_t>(e.stamp);
+        ev.kind = e.exit ? analysis::CallKind::kExit : analysis::CallKind::kEnter;
+        ev.frame = frame_for(e.address);
+        calls.events.push_back(ev);
+      }
+      out.counters.events += calls.events.size();
+      threads_seen.emplace(raw.pid, raw.tid);
+      analysis::ThreadInfo info;
+      info.pid = raw.pid;
+      info.tid = raw.tid;
+      auto name = spool.thread_names.find(tid);
+      if (name != spool.thread_names.end()) info.name = name->second;
+      profile.threads.push_back(std::move(info));
+      profile.calls.push_back(std::move(calls));
+    }
+    for (const auto& [tid, name] : spool.thread_names) {
+      if (threads_seen.count({spool.pid, tid})) continue;
+      profile.threads.push_back(analysis::ThreadInfo{tid, spool.pid, name});
+    }
+  }
+  if (out.counters.dropped_events > 0) {
+    out.notes.push_back(std::to_string(out.counters.dropped_events) +
+                        " instrumentation events were dropped by the runtime; counts of the "
+                        "functions they belonged to are low by at most that many");
+  }
+  if (out.counters.malformed_chunks > 0) {
+    out.notes.push_back(std::to_string(out.counters.malformed_chunks) +
+                        " spool chunks had payloads of the wrong size and were skipped");
+  }
+  return out;
+}
+
+Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
+                                         const InstrumentOptions& options) {
+  if (argv.empty()) return make_error("no command to run");
+  std::string parent = options.temp_parent;
+  if (parent.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    parent = tmp && *tmp ? tmp : "/tmp";
+  }
+  // mkdtemp makes the directory 0700: spools hold command lines.
+  std::string pattern = parent + "/strata-instrument-XXXXXX";
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) == nullptr) {
+    return make_error("cannot create a directory in " + parent + ": " + std::strerror(errno));
+  }
+  std::string dir(buf.data());
+
+  // The child inherits strata's environment; the variable is strata's own
+  // for the duration of the run and restored afterwards.
+  const char* previous = std::getenv(instrument::kDirEnv);
+  std::optional<std::string> saved = previous ? std::optional<std::string>(previous) : std::nullopt;
+  setenv(instrument::kDirEnv, dir.c_str(), 1);
+  ProcessOptions po;
+  po.output = options.output;
+  auto result = run_process(argv, po);
+  if (saved) {
+    setenv(instrument::kDirEnv, saved->c_str(), 1);
+  } else {
+    unsetenv(instrument::kDirEnv);
+  }
+
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("instrument-", 0) == 0 && name.size() > 4 &&
+        name.compare(name.size() - 4, 4, ".bin") == 0) {
+      paths.push_back(entry.path().string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  InstrumentedProfile data;
+  if (result) data = read_instrument_spools(paths);
+  std::filesystem::remove_all(dir, ec);
+  if (!result) return result.error();
+
+  if (data.counters.events == 0) {
+    return make_error(argv[0] +
+                      " wrote no instrumentation events: build it with -finstrument-functions "
+                      "and link strata::instrument");
+  }
+  data.profile.wall_ns = result->wall_ns;
+  data.profile.cpu_ns = result->user_ns + result->sys_ns;
+  return InstrumentedRun{std::move(data), *result};
+}
+
+}  // namespace strata::cli

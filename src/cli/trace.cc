@@ -1,0 +1,257 @@
+// `strata trace`: the nsys profile --stats step. Runs the command with
+// libstrata_agent.so injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH)
+// and a private run directory for its spools (docs/agent.md), ingests the
+// spools into the trace's nsys-schema tables and prints nsys's default
+// reports from the trace.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/gpu_report_print.h"
+#include "cli/verbs.h"
+#include "common/build_info.h"
+#include "common/clock.h"
+#include "common/process.h"
+#include "common/strings.h"
+#include "report/table.h"
+#include "store/ingest/ingest.h"
+#include "store/trace_db.h"
+
+namespace strata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TraceOptions {
+  std::string trace = "cuda,nvtx";
+  std::optional<std::string> output;
+  bool force = false;
+  std::string stats = "true";
+  std::string format = "table";
+  std::vector<std::string> command;
+};
+
+volatile sig_atomic_t g_child_pid = 0;
+
+// SIGINT/SIGTERM go to the target, which the agent flushes on its way out;
+// strata stays alive to ingest what it wrote.
+void forward_signal(int sig) {
+  pid_t child = g_child_pid;
+  if (child > 0) kill(child, sig);
+}
+
+void install_forwarding() {
+  struct sigaction sa {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
+// The installed layout first (bin/strata beside lib/libstrata_agent.so),
+// then the build tree this strata was built in.
+std::optional<std::string> find_agent() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path() / ".." / "lib" / "libstrata_agent.so";
+    if (fs::exists(installed, ec)) return fs::weakly_canonical(installed, ec).string();
+  }
+#ifdef STRATA_AGENT_BUILD_PATH
+  if (fs::exists(STRATA_AGENT_BUILD_PATH, ec)) return std::string(STRATA_AGENT_BUILD_PATH);
+#endif
+  return std::nullopt;
+}
+
+// A fresh 0700 directory under $TMPDIR (mkdtemp creates it so).
+std::optional<std::string> make_run_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-run-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) return std::nullopt;
+  return templ;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > start) parts.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+int run_trace(const TraceOptions& opt) {
+  bool cuda = false, nvtx = false;
+  for (const auto& layer : split_commas(opt.trace)) {
+    if (layer == "cuda") {
+      cuda = true;
+    } else if (layer == "nvtx") {
+      nvtx = true;
+    } else if (layer == "cpu") {
+      std::fprintf(stderr,
+                   "strata: --trace cpu is not supported by strata trace yet (supported: cuda, "
+                   "nvtx); sample the CPU with strata cpu\n");
+      return kExitUsage;
+    } else {
+      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx)\n",
+                   printable(layer).c_str());
+      return kExitUsage;
+    }
+  }
+  if (!cuda && nvtx) {
+    // NVTX ranges reach the spool through CUPTI, which the CUDA layer sets up.
+    std::fprintf(stderr, "strata: --trace nvtx needs cuda as well (--trace cuda,nvtx)\n");
+    return kExitUsage;
+  }
+  bool stats;
+  if (opt.stats == "true") {
+    stats = true;
+  } else if (opt.stats == "false") {
+    stats = false;
+  } else {
+    std::fprintf(stderr, "strata: --stats '%s': use true or false\n", printable(opt.stats).c_str());
+    return kExitUsage;
+  }
+  auto format = report::parse_format(opt.format);
+  if (!format) {
+    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+    return kExitUsage;
+  }
+  auto agent = find_agent();
+  if (!agent) {
+    std::fprintf(stderr,
+                 "strata: cannot find libstrata_agent.so (looked in ../lib beside the strata "
+                 "executable and in the build tree)\n");
+    return kExitFailed;
+  }
+  auto path = store::choose_output_path(opt.output, opt.force, "strata-trace");
+  if (!path) {
+    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
+    return kExitUsage;
+  }
+  auto writer = store::TraceWriter::create(*path, opt.force);
+  if (!writer) {
+    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
+    return kExitUsage;
+  }
+  auto run_dir = make_run_dir();
+  if (!run_dir) {
+    std::fprintf(stderr, "strata: cannot create a run directory under $TMPDIR\n");
+    return kExitFailed;
+  }
+  setenv("STRATA_RUN_DIR", run_dir->c_str(), 1);
+  setenv("CUDA_INJECTION64_PATH", agent->c_str(), 1);
+  if (nvtx) setenv("NVTX_INJECTION64_PATH", agent->c_str(), 1);
+
+  store::RunInfo info;
+  info.verb = "trace";
+  info.command = opt.command;
+  info.working_directory = fs::current_path().string();
+  info.host = host_name();
+  info.tool_version = build::kVersion;
+  info.start_ns = realtime_ns();
+
+  install_forwarding();
+  ProcessOptions po;
+  po.on_child = [](int pid) { g_child_pid = pid > 0 ? pid : 0; };
+  auto result = run_process(opt.command, po);
+  info.end_ns = realtime_ns();
+  std::error_code ec;
+  if (!result) {
+    fs::remove_all(*run_dir, ec);
+    std::fprintf(stderr, "strata: %s\n", result.error().message.c_str());
+    return kExitCannotStart;
+  }
+  info.exit_status = result->exit_status;
+  info.signal = result->signal;
+  if (result->signal) {
+    std::fprintf(stderr, "strata: the target was %s; what it recorded is kept\n",
+                 describe_termination(*result).c_str());
+  }
+
+  std::vector<std::string> spools = ingest::find_spools(*run_dir);
+  Status written = writer->write_run(info);
+  std::optional<ingest::IngestStats> ingested;
+  if (written) {
+    auto stats_or = ingest::ingest_spools(spools, *writer);
+    if (stats_or) {
+      ingested = std::move(*stats_or);
+    } else {
+      written = stats_or.error();
+    }
+  }
+  if (written) written = writer->commit();
+  fs::remove_all(*run_dir, ec);
+  if (!written) {
+    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  for (const auto& problem : ingested->problems)
+    std::fprintf(stderr, "strata: %s\n", problem.c_str());
+  if (spools.empty()) {
+    std::fprintf(stderr,
+                 "strata: no CUDA activity was recorded (the program made no CUDA call, or its "
+                 "CUDA runtime is linked statically without injection support)\n");
+  } else {
+    if (ingested->damaged_chunks + ingested->truncated_bytes > 0) {
+      std::fprintf(stderr, "strata: damaged spool data was skipped (see strata_counters)\n");
+    }
+    if (ingested->agent_dropped > 0) {
+      std::fprintf(stderr,
+                   "strata: the agent dropped %llu records or buffers (raise "
+                   "STRATA_AGENT_BUFFER_COUNT; see strata_counters)\n",
+                   static_cast<unsigned long long>(ingested->agent_dropped));
+    }
+  }
+  std::fprintf(stderr, "strata: trace written to %s\n", path->c_str());
+
+  int report_status = kExitOk;
+  if (stats && !spools.empty()) {
+    auto reader = store::TraceReader::open(*path);
+    if (!reader) {
+      std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
+      report_status = kExitFailed;
+    } else if (has_cuda_data(*reader)) {
+      report_status = print_gpu_reports(*reader, default_gpu_reports(), *format);
+    }
+  }
+  if (report_status != kExitOk && result->shell_status() == 0) return report_status;
+  return result->shell_status();
+}
+
+}  // namespace
+
+VerbRunner add_trace(CLI::App& app) {
+  auto opt = std::make_shared<TraceOptions>();
+  auto* sub = app.add_subcommand(
+      "trace", "CUDA/NVTX trace (nsys profile --stats): run a command with the GPU layers");
+  sub->add_option("-t,--trace", opt->trace, "Layers to trace: cuda, nvtx (comma-separated)")
+      ->capture_default_str();
+  sub->add_option("-o,--output", opt->output, "Trace file (default: strata-traceN.sqlite)");
+  sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
+  sub->add_option("--stats", opt->stats, "Print nsys's default reports after the run: true|false")
+      ->capture_default_str();
+  sub->add_option("--format", opt->format, "Report format: table, csv or json")
+      ->capture_default_str();
+  sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
+  sub->positionals_at_end(true);
+  return [opt] { return run_trace(*opt); };
+}
+
+}  // namespace strata::cli
