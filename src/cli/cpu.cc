@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "cli/cpu_capture.h"
+#include "cli/cpu_instrument.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
@@ -35,6 +36,7 @@ struct CpuOptions {
   std::optional<std::string> output;
   bool force = false;
   bool native = false;
+  bool instrument = false;
   std::string sampler = "auto";
   CpuReportFlags report;
   std::vector<std::string> command;
@@ -43,6 +45,39 @@ struct CpuOptions {
 std::string host_name() {
   char buf[256] = {};
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
+// --instrument: exact calls from a program built with -finstrument-functions.
+int run_instrumented_cpu(const CpuOptions& opt, store::TraceWriter& writer, store::RunInfo& info,
+                         const std::string& path) {
+  auto run = run_instrumented(opt.command);
+  if (!run) {
+    std::fprintf(stderr, "strata: %s\n", run.error().message.c_str());
+    return run.error().message.rfind("cannot start", 0) == 0 ? kExitCannotStart : kExitFailed;
+  }
+  info.end_ns = realtime_ns();
+  info.exit_status = run->process.exit_status;
+  info.signal = run->process.signal;
+  for (const auto& note : run->data.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  Status written = writer.write_run(info);
+  if (written) written = store::write_cpu_profile(writer, to_rows(run->data.profile));
+  if (written) {
+    written = writer.add_counter("instrument.dropped_events",
+                                 static_cast<int64_t>(run->data.counters.dropped_events));
+  }
+  if (written) {
+    written = writer.add_counter("instrument.damaged_chunks",
+                                 static_cast<int64_t>(run->data.counters.damaged_chunks));
+  }
+  if (written) written = writer.commit();
+  int report_status = print_cpu_profile(run->data.profile, opt.report);
+  if (!written) {
+    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "strata: profile written to %s\n", path.c_str());
+  if (report_status != kExitOk) return report_status;
+  return run->process.shell_status();
 }
 
 int run_cpu(const CpuOptions& opt) {
@@ -81,6 +116,7 @@ int run_cpu(const CpuOptions& opt) {
   info.host = host_name();
   info.tool_version = build::kVersion;
   info.start_ns = realtime_ns();
+  if (opt.instrument) return run_instrumented_cpu(opt, writer.value(), info, *path);
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto sample_in_process = [&] {
@@ -161,6 +197,9 @@ VerbRunner add_cpu(CLI::App& app) {
   sub->add_flag("--native", opt->native,
                 "Python targets: keep the interpreter's frames (default: Python functions "
                 "get the interpreter time spent on them, as in cProfile)");
+  sub->add_flag("--instrument", opt->instrument,
+                "Exact call counts (ncalls 3/1) from a program built with -finstrument-functions "
+                "and linked with strata::instrument");
   sub->add_option("--sampler", opt->sampler,
                   "auto: perf_event_open, in-process where it is refused; perf; in-process "
                   "(LD_PRELOAD'ed SIGPROF sampler)")

@@ -6,7 +6,9 @@ namespace strata::cli {
 
 store::CpuProfileRows to_rows(const analysis::Profile& profile) {
   store::CpuProfileRows rows;
-  rows.source = profile.mode == analysis::ProfileMode::kInProcess ? "sigprof" : "perf_event";
+  rows.source = profile.mode == analysis::ProfileMode::kInProcess      ? "sigprof"
+                : profile.mode == analysis::ProfileMode::kInstrumented ? "instrumented"
+                                                                       : "perf_event";
   rows.rate_hz = profile.rate_hz;
   rows.wall_ns = profile.wall_ns;
   rows.cpu_ns = profile.cpu_ns;
@@ -27,6 +29,12 @@ store::CpuProfileRows to_rows(const analysis::Profile& profile) {
     }
     rows.samples.push_back(row);
   }
+  for (const auto& thread : profile.calls) {
+    for (const auto& e : thread.events) {
+      rows.calls.push_back({thread.pid, thread.tid, e.time_ns, static_cast<int64_t>(e.frame),
+                            e.kind == analysis::CallKind::kExit});
+    }
+  }
   for (const auto& t : profile.threads) rows.threads.push_back({t.pid, t.tid, t.name});
   for (const auto& p : profile.processes) rows.processes.emplace_back(p.pid, p.command);
   return rows;
@@ -34,8 +42,9 @@ store::CpuProfileRows to_rows(const analysis::Profile& profile) {
 
 analysis::Profile from_rows(const store::CpuProfileRows& rows) {
   analysis::Profile profile;
-  profile.mode = rows.source == "sigprof" ? analysis::ProfileMode::kInProcess
-                                          : analysis::ProfileMode::kPerfEvent;
+  profile.mode = rows.source == "sigprof"        ? analysis::ProfileMode::kInProcess
+                 : rows.source == "instrumented" ? analysis::ProfileMode::kInstrumented
+                                                 : analysis::ProfileMode::kPerfEvent;
   profile.rate_hz = rows.rate_hz;
   profile.wall_ns = rows.wall_ns;
   profile.cpu_ns = rows.cpu_ns;
@@ -56,6 +65,13 @@ analysis::Profile from_rows(const store::CpuProfileRows& rows) {
       for (int64_t frame : rows.stacks[s.stack]) sample.stack.push_back(ids[frame]);
     }
     profile.samples.push_back(std::move(sample));
+  }
+  std::map<std::pair<int32_t, int32_t>, size_t> thread_index;  // (pid, tid) -> profile.calls
+  for (const auto& c : rows.calls) {
+    auto [it, added] = thread_index.emplace(std::make_pair(c.pid, c.tid), profile.calls.size());
+    if (added) profile.calls.push_back({c.tid, c.pid, {}});
+    profile.calls[it->second].events.push_back(
+        {c.time_ns, ids[c.frame], c.exit ? analysis::CallKind::kExit : analysis::CallKind::kEnter});
   }
   for (const auto& t : rows.threads) profile.threads.push_back({t.tid, t.pid, t.name});
   for (const auto& [pid, command] : rows.processes) profile.processes.push_back({pid, command});

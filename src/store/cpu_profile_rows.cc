@@ -43,6 +43,10 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
           "VALUES (?, ?, ?, ?, ?)",
       "strata_cpu_samples");
   if (!sample) return sample.error();
+  auto call = sql::Statement::prepare(
+      db, "INSERT INTO strata_cpu_calls (global_tid, timestamp, frame_id, kind) VALUES (?, ?, ?, ?)",
+      "strata_cpu_calls");
+  if (!call) return call.error();
   auto thread = sql::Statement::prepare(
       db, "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)",
       "ThreadNames");
@@ -106,6 +110,17 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
     sample->bind(5, std::string_view(rows.source));
     if (auto st = step(*sample, "strata_cpu_samples"); !st) return st;
   }
+  for (const auto& c : rows.calls) {
+    call->bind(1, global_tid(c.pid, c.tid));
+    call->bind(2, c.time_ns);
+    call->bind(3, c.frame);
+    call->bind(4, int64_t{c.exit ? 1 : 0});
+    if (auto st = step(*call, "strata_cpu_calls"); !st) return st;
+  }
+  // The mode of a profile without samples.
+  if (rows.samples.empty() && !rows.calls.empty()) {
+    if (auto s = writer.add_counter("cpu.instrumented", 1); !s) return s;
+  }
   for (const auto& t : rows.threads) {
     auto name = writer.intern(t.name);
     if (!name) return name.error();
@@ -131,8 +146,9 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
 Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader) {
   sqlite3* db = reader.handle();
   const std::string where = reader.path() + ": ";
-  auto count = sql::Statement::prepare(db, "SELECT count(*) FROM strata_cpu_samples",
-                                       where + "strata_cpu_samples");
+  auto count = sql::Statement::prepare(
+      db, "SELECT (SELECT count(*) FROM strata_cpu_samples) + (SELECT count(*) FROM strata_cpu_calls)",
+      where + "strata_cpu_samples");
   if (!count) return std::optional<CpuProfileRows>{};  // no CPU tables: an nsys export
   if (count->step() != SQLITE_ROW || count->column_int(0) == 0) {
     return std::optional<CpuProfileRows>{};
@@ -204,6 +220,26 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     rows.samples.push_back(s);
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_samples");
+
+  auto calls = sql::Statement::prepare(
+      db, "SELECT global_tid, timestamp, frame_id, kind FROM strata_cpu_calls ORDER BY rowid",
+      where + "strata_cpu_calls");
+  if (!calls) return calls.error();
+  while ((rc = calls->step()) == SQLITE_ROW) {
+    CpuCallRow c;
+    int64_t gtid = calls->column_int(0);
+    c.pid = static_cast<int32_t>((gtid >> 24) & 0xFFFFFF);
+    c.tid = static_cast<int32_t>(gtid & 0xFFFFFF);
+    c.time_ns = calls->column_int(1);
+    c.frame = calls->column_int(2);
+    c.exit = calls->column_int(3) != 0;
+    if (c.frame < 0 || c.frame >= static_cast<int64_t>(rows.frames.size())) {
+      return make_error(where + "strata_cpu_calls names missing frame " + std::to_string(c.frame));
+    }
+    rows.calls.push_back(c);
+  }
+  if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_calls");
+  if (rows.samples.empty() && !rows.calls.empty()) rows.source = "instrumented";
 
   auto threads = sql::Statement::prepare(
       db, "SELECT t.globalTid, s.value FROM ThreadNames t LEFT JOIN StringIds s ON s.id = t.nameId",

@@ -32,6 +32,15 @@ struct CpuSampleRow {
   int64_t stack = -1;  // index into CpuProfileRows::stacks; -1 when empty
 };
 
+// One -finstrument-functions event: entering or leaving a function.
+struct CpuCallRow {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  int64_t time_ns = 0;
+  int64_t frame = 0;  // index into CpuProfileRows::frames
+  bool exit = false;
+};
+
 struct CpuThreadRow {
   int32_t pid = 0;
   int32_t tid = 0;
@@ -39,7 +48,7 @@ struct CpuThreadRow {
 };
 
 struct CpuProfileRows {
-  std::string source = "perf_event";  // how samples were taken: perf_event or sigprof
+  std::string source = "perf_event";  // perf_event, sigprof, or instrumented (calls, no samples)
   double rate_hz = 0;
   int64_t wall_ns = 0;
   int64_t cpu_ns = 0;
@@ -48,6 +57,7 @@ struct CpuProfileRows {
   std::vector<CpuFrameRow> frames;
   std::vector<std::vector<int64_t>> stacks;  // frame indices, leaf first, deduplicated
   std::vector<CpuSampleRow> samples;
+  std::vector<CpuCallRow> calls;  // instrumented mode, in order per thread
   std::vector<CpuThreadRow> threads;
   std::vector<std::pair<int32_t, std::string>> processes;  // pid, command
 };
@@ -59,7 +69,7 @@ inline int64_t global_tid(int32_t pid, int32_t tid) {
 
 Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows);
 
-// nullopt when the trace holds no CPU samples.
+// nullopt when the trace holds no CPU samples or calls.
 Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader);
 
 }  // namespace strata::store

@@ -278,7 +278,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
 // ThreadNames/PROCESSES; *_id columns naming text are StringIds ids.
-constexpr std::array<std::string_view, 11> kStrataTables = {
+constexpr std::array<std::string_view, 12> kStrataTables = {
     // One row: what was run, by which strata, with which outcome.
     R"sql(CREATE TABLE strata_run (
     id                INTEGER   NOT NULL   PRIMARY KEY   CHECK (id = 1),
@@ -377,6 +377,14 @@ constexpr std::array<std::string_view, 11> kStrataTables = {
     message           TEXT      NOT NULL,
     evidence          TEXT,                 -- JSON object
     gain_bound_ns     INTEGER               -- upper bound on the time fixing it can save
+);)sql",
+    // Instrumented mode (-finstrument-functions): every enter and exit, in
+    // order per thread, for exact call counts.
+    R"sql(CREATE TABLE strata_cpu_calls (
+    global_tid        INTEGER   NOT NULL,
+    timestamp         INTEGER   NOT NULL,   -- CLOCK_MONOTONIC (ns)
+    frame_id          INTEGER   NOT NULL,   -- REFERENCES strata_cpu_frames(id)
+    kind              INTEGER   NOT NULL    -- 0 enter, 1 exit
 );)sql",
     // Survivable bad input, counted instead of skipped silently.
     R"sql(CREATE TABLE strata_counters (

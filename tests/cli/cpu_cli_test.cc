@@ -157,6 +157,22 @@ TEST(CpuCli, PythonFunctionsAppearByName) {
   EXPECT_NE(top.find("(heavy)"), std::string::npos) << top;
 }
 
+TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {
+  ScratchDir dir;
+  auto r = run_strata("cpu --instrument -o t.sqlite -- " CPU_HOTSPOT_INSTRUMENTED_BIN
+                      " --mode slow --lines 600",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto doc = report_json(dir, "t.sqlite", "--filter normalize_line_slow");
+  ASSERT_EQ(doc["functions"].size(), 1u) << doc.dump();
+  EXPECT_EQ(doc["functions"][0]["ncalls"], 600);  // exactly --lines
+  EXPECT_EQ(doc["header"]["mode"], "instrumented");
+  auto plain = run_strata("cpu --instrument -o u.sqlite -- " + kHotspot + " --mode fast --lines 10",
+                          dir.path());
+  EXPECT_NE(plain.status, 0);
+  EXPECT_NE(plain.err.find("-finstrument-functions"), std::string::npos) << plain.err;
+}
+
 TEST(CpuCli, BadInputExitsWithTheDocumentedStatus) {
   ScratchDir dir;
   auto missing = run_strata("cpu -o t.sqlite -- ./no-such-program", dir.path());
