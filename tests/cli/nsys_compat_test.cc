@@ -1,8 +1,11 @@
-// strata's GPU reports on a real Nsight Systems export print exactly what
-// `nsys stats` printed for it (tests/data/nsys-gpu_matmul-slow/COMMAND).
+// Compatibility both ways, on real captures (tests/data/README.md): strata's
+// GPU reports on an Nsight Systems export print exactly what `nsys stats`
+// printed for it, and `nsys stats` run on strata's own traces printed exactly
+// what strata prints for them.
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 
 #include "cli_runner.h"
 
@@ -11,9 +14,9 @@ namespace {
 
 const std::string kDir = STRATA_TEST_DATA "/nsys-gpu_matmul-slow";
 
-// The CSV rows nsys printed for `report`, blank lines dropped.
-std::string nsys_section(const std::string& report) {
-  std::istringstream in(read_file(kDir + "/nsys-stats.csv"));
+// The CSV rows nsys printed for `report` into DIR/nsys-stats.csv, blank lines dropped.
+std::string nsys_section(const std::string& dir, const std::string& report) {
+  std::istringstream in(read_file(dir + "/nsys-stats.csv"));
   std::string out;
   bool on = false;
   for (std::string line; std::getline(in, line);) {
@@ -44,7 +47,7 @@ TEST_P(NsysCompat, ReportMatchesNsysStats) {
                           " --format csv",
                       dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
-  std::string expected = nsys_section(report);
+  std::string expected = nsys_section(kDir, report);
   ASSERT_FALSE(expected.empty()) << "no " << report << " section in nsys-stats.csv";
   EXPECT_EQ(without_blank_lines(r.out), expected);
 }
@@ -53,6 +56,40 @@ INSTANTIATE_TEST_SUITE_P(GpuMatmulSlow, NsysCompat,
                          ::testing::Values("cuda_api_sum", "cuda_gpu_kern_sum",
                                            "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
                                            "nvtx_sum", "cuda_kern_exec_sum"));
+
+// nsys stats on strata's traces of gpu_matmul (strata trace on the H200).
+class NsysReadsStrata : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(NsysReadsStrata, NsysStatsPrintedWhatStrataPrints) {
+  ScratchDir dir;
+  auto [mode, report] = GetParam();
+  std::string trace_dir = std::string(STRATA_TEST_DATA "/trace-gpu_matmul-") + mode;
+  auto r = run_strata("report '" + trace_dir + "/trace.sqlite' --report " + report +
+                          " --format csv",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string expected = nsys_section(trace_dir, report);
+  ASSERT_FALSE(expected.empty()) << "no " << report << " section in nsys-stats.csv";
+  EXPECT_EQ(without_blank_lines(r.out), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    GpuMatmul, NsysReadsStrata,
+    ::testing::Combine(::testing::Values("slow_loop_sync", "batched"),
+                       ::testing::Values("cuda_api_sum", "cuda_gpu_kern_sum")));
+
+TEST(NsysReadsStrata, SlowModeShowsTheSeedsReading) {
+  // Case 2 of the tutorial: one tiny gemm per tile and a sync after each.
+  ScratchDir dir;
+  auto r = run_strata(std::string("report '") + STRATA_TEST_DATA +
+                          "/trace-gpu_matmul-slow_loop_sync/trace.sqlite' --report "
+                          "cuda_gpu_kern_sum,cuda_api_sum,nvtx_sum --format csv",
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",129,"), std::string::npos) << r.out;  // 128 tiles + 1 warm-up
+  EXPECT_NE(r.out.find("cudaDeviceSynchronize"), std::string::npos);
+  EXPECT_NE(r.out.find(",128,"), std::string::npos) << "128 NVTX ranges: " << r.out;
+}
 
 TEST(NsysCompat, UnknownReportIsAUsageError) {
   ScratchDir dir;
