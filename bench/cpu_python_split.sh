@@ -11,7 +11,13 @@
 set -euo pipefail
 build=${1:?usage: bench/cpu_python_split.sh BUILD_DIR [RUNS] [PYTHON]}
 runs=${2:-2}
-py=${3:-/root/.pyenv/versions/3.12.1/bin/python3}
+# A CPython 3.12: the one given, the system's, or one pyenv installed.
+py=${3:-}
+if [ -z "$py" ]; then
+  for c in /usr/bin/python3.12 /usr/local/bin/python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3; do
+    [ -x "$c" ] && { py=$c; break; }
+  done
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 script="$here/cpu_workloads/two_functions.py"
 if [[ ! -x "$py" ]]; then

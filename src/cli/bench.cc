@@ -16,6 +16,7 @@
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/process.h"
+#include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "report/bench_report.h"
 #include "store/trace_db.h"
@@ -34,32 +35,6 @@ struct BenchOptions {
   std::string format = "table";
   std::vector<std::string> command;
 };
-
-// Signal forwarding: a SIGINT/SIGTERM to strata goes on to the running child,
-// and the loop stops after it, so the runs already measured are still
-// reported and written.
-volatile sig_atomic_t g_child_pid = -1;
-volatile sig_atomic_t g_stop_signal = 0;
-
-void on_stop_signal(int sig) {
-  g_stop_signal = sig;
-  pid_t child = g_child_pid;
-  if (child > 0) kill(child, sig);
-}
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "";
-  return buf;
-}
 
 int run_bench(const BenchOptions& opt) {
   auto format = report::parse_format(opt.format);
@@ -107,7 +82,9 @@ int run_bench(const BenchOptions& opt) {
   info.tool_version = build::kVersion;
   info.start_ns = realtime_ns();
 
-  install_stop_handlers();
+  // A SIGINT/SIGTERM to strata goes on to the running child, and the loop
+  // stops after it, so the runs already measured are still reported and written.
+  SignalForwarder forwarder;
   std::vector<store::BenchRun> runs;
   bool any_failed = false;
   auto run_once = [&](const std::string& label, const std::vector<std::string>& argv,
@@ -129,7 +106,7 @@ int run_bench(const BenchOptions& opt) {
         }
       };
     }
-    po.on_child = [](int pid) { g_child_pid = pid; };
+    po.on_child = [&](int pid) { forwarder.set_child(pid); };
     auto result = run_process(argv, po);
     if (!result) return result.error();
     run.wall_ns = result->wall_ns;
@@ -148,10 +125,10 @@ int run_bench(const BenchOptions& opt) {
   };
 
   bool started = true;
-  for (int phase = 0; phase < 2 && started && !g_stop_signal; ++phase) {
+  for (int phase = 0; phase < 2 && started && !forwarder.received(); ++phase) {
     bool warmup = phase == 0;
     int count = warmup ? opt.warmups : opt.runs;
-    for (int i = 0; i < count && !g_stop_signal; ++i) {
+    for (int i = 0; i < count && !forwarder.received(); ++i) {
       for (const auto& [label, argv] : commands) {
         auto ok = run_once(label, argv, i, warmup);
         if (!ok) {
@@ -159,7 +136,7 @@ int run_bench(const BenchOptions& opt) {
           started = false;
           break;
         }
-        if (g_stop_signal) break;
+        if (forwarder.received()) break;
       }
       if (!started) break;
     }
@@ -186,7 +163,7 @@ int run_bench(const BenchOptions& opt) {
   std::fprintf(stderr, "strata: results written to %s\n", path->c_str());
 
   if (!started) return kExitCannotStart;
-  if (g_stop_signal) return 128 + g_stop_signal;
+  if (forwarder.received()) return 128 + forwarder.received();
   return any_failed ? kExitFailed : kExitOk;
 }
 

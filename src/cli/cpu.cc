@@ -20,6 +20,7 @@
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "sampler/inprocess/inprocess_sampler.h"
 #include "sampler/sampler.h"
@@ -41,11 +42,6 @@ struct CpuOptions {
   CpuReportFlags report;
   std::vector<std::string> command;
 };
-
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
-}
 
 // --instrument: exact calls from a program built with -finstrument-functions.
 int run_instrumented_cpu(const CpuOptions& opt, store::TraceWriter& writer, store::RunInfo& info,

@@ -17,6 +17,7 @@
 
 #include "cli/gpu_report_print.h"
 #include "cli/verbs.h"
+#include "common/signal_forwarder.h"
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/process.h"
@@ -39,27 +40,6 @@ struct TraceOptions {
   std::vector<std::string> command;
 };
 
-volatile sig_atomic_t g_child_pid = 0;
-
-// SIGINT/SIGTERM go to the target, which the agent flushes on its way out;
-// strata stays alive to ingest what it wrote.
-void forward_signal(int sig) {
-  pid_t child = g_child_pid;
-  if (child > 0) kill(child, sig);
-}
-
-void install_forwarding() {
-  struct sigaction sa {};
-  sa.sa_handler = forward_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
-}
 
 // The installed layout first (bin/strata beside lib/libstrata_agent.so),
 // then the build tree this strata was built in.
@@ -167,9 +147,11 @@ int run_trace(const TraceOptions& opt) {
   info.tool_version = build::kVersion;
   info.start_ns = realtime_ns();
 
-  install_forwarding();
+  // SIGINT/SIGTERM go to the target, which the agent flushes on its way out;
+  // strata stays alive to ingest what it wrote.
+  SignalForwarder forwarder;
   ProcessOptions po;
-  po.on_child = [](int pid) { g_child_pid = pid > 0 ? pid : 0; };
+  po.on_child = [&](int pid) { forwarder.set_child(pid); };
   auto result = run_process(opt.command, po);
   info.end_ns = realtime_ns();
   std::error_code ec;

@@ -161,6 +161,11 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   return result;
 }
 
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
+}
+
 std::string describe_termination(const ProcessResult& result) {
   if (result.signal) {
     const char* abbrev = sigabbrev_np(*result.signal);

@@ -57,4 +57,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
 // "exited with status 3" / "killed by signal 11 (SIGSEGV)".
 std::string describe_termination(const ProcessResult& result);
 
+// This machine's name, for run metadata; "" when it has none.
+std::string host_name();
+
 }  // namespace strata

@@ -21,6 +21,7 @@
 #include <memory>
 #include <sstream>
 
+#include "common/signal_forwarder.h"
 #include "common/clock.h"
 
 namespace strata::sampler {
@@ -109,63 +110,7 @@ long perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
   return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-// The signal forwarder's state is process-global because a signal handler
-// can see nothing else; sample_command's contract allows one run at a time.
-std::atomic<pid_t> g_child{0};
-volatile sig_atomic_t g_pending_signal = 0;
 
-void forward_signal(int sig, siginfo_t* info, void*) {
-  // A terminal's SIGINT (si_code SI_KERNEL) already went to the whole
-  // foreground process group, the child included: do not deliver it twice.
-  if (info && info->si_code == SI_KERNEL) return;
-  const int saved = errno;
-  const pid_t child = g_child.load(std::memory_order_relaxed);
-  if (child > 0) {
-    kill(child, sig);
-  } else {
-    g_pending_signal = sig;
-  }
-  errno = saved;
-}
-
-// Installs the forwarding handlers for SIGINT and SIGTERM for its lifetime.
-// Threading: construct and destroy on the thread running sample_command.
-class SignalForwarder {
- public:
-  explicit SignalForwarder(bool enabled) : enabled_(enabled) {
-    if (!enabled_) return;
-    g_child.store(0);
-    g_pending_signal = 0;
-    struct sigaction sa {};
-    sa.sa_sigaction = forward_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalForwarder() {
-    if (!enabled_) return;
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    g_child.store(0);
-  }
-  SignalForwarder(const SignalForwarder&) = delete;
-  SignalForwarder& operator=(const SignalForwarder&) = delete;
-
-  void set_child(pid_t pid) {
-    if (!enabled_) return;
-    g_child.store(pid);
-    if (pid > 0 && g_pending_signal != 0) {
-      kill(pid, g_pending_signal);
-      g_pending_signal = 0;
-    }
-  }
-
- private:
-  bool enabled_;
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 // One per-CPU event fd and its mmap'd ring. Threading: used by one thread.
 class PerfRing {

@@ -243,7 +243,9 @@ TEST(InProcessSamplerTest, SigtermSentToStrataIsForwardedToTheChild) {
   if (killer.joinable()) killer.join();
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->signal, SIGTERM);
-  EXPECT_GE(r->samples.size(), 10u);
+  // The point is the forwarding; at the tick-limited rate (CONFIG_HZ) a
+  // loaded 2-core machine gives 300 ms of spinning only a few samples.
+  EXPECT_GT(r->samples.size(), 0u);
 }
 
 TEST(InProcessSamplerTest, MissingCommandCannotStart) {

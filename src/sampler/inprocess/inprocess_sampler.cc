@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "common/signal_forwarder.h"
 #include "common/clock.h"
 #include "common/process.h"
 #include "format/spool_reader.h"
@@ -25,61 +26,7 @@ namespace {
 
 namespace sp = sigprof;
 
-// Signal forwarding as in sampler.cc: the handler can see only globals, and
-// the contract allows one run at a time.
-std::atomic<pid_t> g_child{0};
-volatile sig_atomic_t g_pending_signal = 0;
 
-void forward_signal(int sig, siginfo_t* info, void*) {
-  // A terminal's SIGINT (SI_KERNEL) already reached the whole process group.
-  if (info && info->si_code == SI_KERNEL) return;
-  const int saved = errno;
-  const pid_t child = g_child.load(std::memory_order_relaxed);
-  if (child > 0) {
-    kill(child, sig);
-  } else {
-    g_pending_signal = sig;
-  }
-  errno = saved;
-}
-
-// Installs the forwarding handlers for SIGINT and SIGTERM for its lifetime.
-class SignalForwarder {
- public:
-  explicit SignalForwarder(bool enabled) : enabled_(enabled) {
-    if (!enabled_) return;
-    g_child.store(0);
-    g_pending_signal = 0;
-    struct sigaction sa {};
-    sa.sa_sigaction = forward_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalForwarder() {
-    if (!enabled_) return;
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    g_child.store(0);
-  }
-  SignalForwarder(const SignalForwarder&) = delete;
-  SignalForwarder& operator=(const SignalForwarder&) = delete;
-
-  void set_child(pid_t pid) {
-    if (!enabled_) return;
-    g_child.store(pid);
-    if (pid > 0 && g_pending_signal != 0) {
-      kill(pid, g_pending_signal);
-      g_pending_signal = 0;
-    }
-  }
-
- private:
-  bool enabled_;
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 // Sets environment variables for the child and restores the previous values.
 class ScopedEnv {
