@@ -12,11 +12,16 @@ std::optional<double> quantity_of(const store::BenchRun& run, size_t index,
                                   std::span<const std::string> metric_keys) {
   constexpr double kNsPerMs = 1e6;
   switch (index) {
-    case 0: return static_cast<double>(run.wall_ns) / kNsPerMs;
-    case 1: return static_cast<double>(run.user_ns) / kNsPerMs;
-    case 2: return static_cast<double>(run.sys_ns) / kNsPerMs;
-    case 3: return static_cast<double>(run.max_rss_kb) / 1024.0;
-    default: break;
+    case 0:
+      return static_cast<double>(run.wall_ns) / kNsPerMs;
+    case 1:
+      return static_cast<double>(run.user_ns) / kNsPerMs;
+    case 2:
+      return static_cast<double>(run.sys_ns) / kNsPerMs;
+    case 3:
+      return static_cast<double>(run.max_rss_kb) / 1024.0;
+    default:
+      break;
   }
   const std::string& key = metric_keys[index - 4];
   // The last value printed wins, as a program may print progress first.
@@ -26,7 +31,9 @@ std::optional<double> quantity_of(const store::BenchRun& run, size_t index,
   return std::nullopt;
 }
 
-bool succeeded(const store::BenchRun& run) { return run.exit_status && *run.exit_status == 0; }
+bool succeeded(const store::BenchRun& run) {
+  return run.exit_status && *run.exit_status == 0;
+}
 
 }  // namespace
 

@@ -53,10 +53,10 @@ struct MissingMetric {
 
 struct BenchSummary {
   std::vector<Quantity> quantities;
-  std::vector<CommandSummary> commands;         // A, then B when --vs was given
-  std::vector<std::optional<Ratio>> ratios;     // A/B, parallel to quantities; empty without B
-  std::vector<Failure> failures;                // every run that did not exit 0, warm-ups too
-  std::vector<MissingMetric> missing_metrics;   // successful measured runs lacking a --metric
+  std::vector<CommandSummary> commands;        // A, then B when --vs was given
+  std::vector<std::optional<Ratio>> ratios;    // A/B, parallel to quantities; empty without B
+  std::vector<Failure> failures;               // every run that did not exit 0, warm-ups too
+  std::vector<MissingMetric> missing_metrics;  // successful measured runs lacking a --metric
 };
 
 // `metric_keys` are the --metric keys in the order given.

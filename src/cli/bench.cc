@@ -3,6 +3,8 @@
 // user and sys time and peak RSS from wait4, collects KEY=VALUE metrics the
 // program prints, reports min/median/max and per-pair A/B ratios, and stores
 // every run in the trace database.
+#include "analysis/bench.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,7 +13,6 @@
 #include <filesystem>
 #include <memory>
 
-#include "analysis/bench.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
@@ -43,7 +44,8 @@ int run_bench(const BenchOptions& opt) {
     return kExitUsage;
   }
   if (opt.command.empty()) {
-    std::fprintf(stderr, "strata: bench needs a command: strata bench [options] -- CMD [ARGS...]\n");
+    std::fprintf(stderr,
+                 "strata: bench needs a command: strata bench [options] -- CMD [ARGS...]\n");
     return kExitUsage;
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> commands = {{"A", opt.command}};
@@ -87,8 +89,8 @@ int run_bench(const BenchOptions& opt) {
   SignalForwarder forwarder;
   std::vector<store::BenchRun> runs;
   bool any_failed = false;
-  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv,
-                      int iteration, bool warmup) -> Result<Ok> {
+  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv, int iteration,
+                      bool warmup) -> Result<Ok> {
     store::BenchRun run;
     run.label = label;
     run.command = argv;
@@ -146,11 +148,11 @@ int run_bench(const BenchOptions& opt) {
   info.end_ns = realtime_ns();
   info.exit_status = any_failed ? kExitFailed : kExitOk;
   auto summary = analysis::summarize_bench(runs, opt.metrics);
-  std::fputs(report::render_bench(summary,
-                                  {static_cast<size_t>(opt.runs), static_cast<size_t>(opt.warmups)},
-                                  *format)
-                 .c_str(),
-             stdout);
+  std::fputs(
+      report::render_bench(
+          summary, {static_cast<size_t>(opt.runs), static_cast<size_t>(opt.warmups)}, *format)
+          .c_str(),
+      stdout);
   std::fflush(stdout);
 
   Status written = writer->write_run(info);

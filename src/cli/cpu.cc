@@ -5,17 +5,16 @@
 // perf trampoline switched on so Python functions appear by name.
 #include <unistd.h>
 
-#include <cstring>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
 #include "cli/cpu_capture.h"
-#include "cli/cpu_instrument.h"
 #include "cli/cpu_flags.h"
+#include "cli/cpu_instrument.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
@@ -137,7 +136,8 @@ int run_cpu(const CpuOptions& opt) {
   info.signal = raw->signal;
   for (const auto& note : raw->notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
   if (raw->signal) {
-    std::fprintf(stderr, "strata: the target was killed by signal %d (SIG%s); its profile is kept\n",
+    std::fprintf(stderr,
+                 "strata: the target was killed by signal %d (SIG%s); its profile is kept\n",
                  *raw->signal, sigabbrev_np(*raw->signal) ? sigabbrev_np(*raw->signal) : "?");
   }
 

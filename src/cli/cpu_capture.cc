@@ -65,7 +65,9 @@ std::map<uint32_t, symbolize::AddressSpace> address_spaces(const sampler::RawPro
   return spaces;
 }
 
-bool is_python_frame(const analysis::Frame& f) { return f.module.rfind("[perf-", 0) == 0; }
+bool is_python_frame(const analysis::Frame& f) {
+  return f.module.rfind("[perf-", 0) == 0;
+}
 
 // CPython's perf maps carry no line numbers; cProfile shows the line of the
 // `def`. This finds it in the source file: the first `def NAME` (or `async

@@ -52,8 +52,8 @@ analysis::Profile from_rows(const store::CpuProfileRows& rows) {
   profile.throttles = rows.throttles;
   std::vector<analysis::FrameId> ids;
   for (const auto& f : rows.frames) {
-    ids.push_back(profile.frames.intern(
-        {f.function, f.file, f.line, f.module, f.module_offset, f.inlined}));
+    ids.push_back(
+        profile.frames.intern({f.function, f.file, f.line, f.module, f.module_offset, f.inlined}));
   }
   for (const auto& s : rows.samples) {
     analysis::Sample sample;

@@ -12,9 +12,13 @@ namespace strata::cli {
 namespace {
 
 const std::set<std::string>& known_reports() {
-  static const std::set<std::string> kNames = {
-      "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "cuda_gpu_mem_size_sum",
-      "cuda_kern_exec_sum", "nvtx_sum", "op_sum"};
+  static const std::set<std::string> kNames = {"cuda_api_sum",
+                                               "cuda_gpu_kern_sum",
+                                               "cuda_gpu_mem_time_sum",
+                                               "cuda_gpu_mem_size_sum",
+                                               "cuda_kern_exec_sum",
+                                               "nvtx_sum",
+                                               "op_sum"};
   return kNames;
 }
 
@@ -70,8 +74,7 @@ int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::s
       r = report::cuda_gpu_mem_size_sum_report(analysis::cuda_gpu_mem_size_sum(*tables), source,
                                                options);
     } else if (name == "cuda_kern_exec_sum") {
-      r = report::cuda_kern_exec_sum_report(analysis::cuda_kern_exec_sum(*tables), source,
-                                            options);
+      r = report::cuda_kern_exec_sum_report(analysis::cuda_kern_exec_sum(*tables), source, options);
     } else if (name == "nvtx_sum") {
       r = report::nvtx_sum_report(analysis::nvtx_sum(*tables), source, options);
     } else {

@@ -20,7 +20,8 @@ namespace {
 
 struct ReportOptions {
   std::string file;
-  std::vector<std::string> reports;  // GPU report names; empty: the --stats set when CUDA data exists
+  std::vector<std::string>
+      reports;  // GPU report names; empty: the --stats set when CUDA data exists
   CpuReportFlags cpu;
 };
 
@@ -36,8 +37,8 @@ int run_report(const ReportOptions& opt) {
       std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
       return kExitUsage;
     }
-    int status = print_gpu_reports(*reader, opt.reports.empty() ? default_gpu_reports() : opt.reports,
-                                   *format);
+    int status = print_gpu_reports(
+        *reader, opt.reports.empty() ? default_gpu_reports() : opt.reports, *format);
     // Asked-for GPU reports are the whole answer; otherwise CPU/bench tables follow.
     if (status != kExitOk || !opt.reports.empty()) return status;
   }
@@ -80,8 +81,7 @@ int run_report(const ReportOptions& opt) {
     printed = true;
   }
   if (!printed) {
-    std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n",
-                 opt.file.c_str());
+    std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n", opt.file.c_str());
   }
   return kExitOk;
 }

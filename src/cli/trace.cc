@@ -17,10 +17,10 @@
 
 #include "cli/gpu_report_print.h"
 #include "cli/verbs.h"
-#include "common/signal_forwarder.h"
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/process.h"
+#include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "report/table.h"
 #include "store/ingest/ingest.h"
@@ -39,7 +39,6 @@ struct TraceOptions {
   std::string format = "table";
   std::vector<std::string> command;
 };
-
 
 // The installed layout first (bin/strata beside lib/libstrata_agent.so),
 // then the build tree this strata was built in.

@@ -17,8 +17,9 @@ VerbRunner add_version(CLI::App& app) {
     if (build::kHaveCuda) {
       std::printf("  CUDA    GPU examples (CUDA %s)      built\n", build::kCudaVersion);
     } else {
-      std::printf("  CUDA    GPU examples and GPU layers     not built: no CUDA toolkit was found "
-                  "when strata was configured\n");
+      std::printf(
+          "  CUDA    GPU examples and GPU layers     not built: no CUDA toolkit was found "
+          "when strata was configured\n");
     }
     return kExitOk;
   };

@@ -25,7 +25,7 @@ enum class OutputMode {
 
 struct ProcessOptions {
   OutputMode output = OutputMode::kInherit;
-  bool echo_captured = true;  // with kCapture: copy the child's stdout to ours
+  bool echo_captured = true;    // with kCapture: copy the child's stdout to ours
   bool discard_stderr = false;  // with kCapture: send the child's stderr to /dev/null
   // With kCapture: called with each complete line of the child's stdout
   // (without the newline). Lines longer than 1 MiB are split.

@@ -54,6 +54,8 @@ void SignalForwarder::set_child(pid_t pid) {
   }
 }
 
-int SignalForwarder::received() const { return g_received_signal; }
+int SignalForwarder::received() const {
+  return g_received_signal;
+}
 
 }  // namespace strata

@@ -21,14 +21,14 @@ Result<std::vector<std::string>> split_command_line(std::string_view line) {
     in_word = true;
     if (c == '\'') {
       size_t close = line.find('\'', i + 1);
-      if (close == std::string_view::npos) return make_error("unterminated ' in command: " + std::string(line));
+      if (close == std::string_view::npos)
+        return make_error("unterminated ' in command: " + std::string(line));
       word.append(line.substr(i + 1, close - i - 1));
       i = close;
     } else if (c == '"') {
       size_t j = i + 1;
       for (; j < line.size() && line[j] != '"'; ++j) {
-        if (line[j] == '\\' && j + 1 < line.size() &&
-            (line[j + 1] == '"' || line[j + 1] == '\\')) {
+        if (line[j] == '\\' && j + 1 < line.size() && (line[j + 1] == '"' || line[j + 1] == '\\')) {
           ++j;
         } else if (line[j] == '$' || line[j] == '`') {
           return make_error("command needs a shell ('" + std::string(1, line[j]) +

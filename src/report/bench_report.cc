@@ -26,7 +26,7 @@ std::string termination(const analysis::Failure& f) {
 
 Table bench_values_table(const analysis::BenchSummary& s) {
   Table t;
-  t.columns = {{"Cmd", Align::kLeft},  {"Quantity", Align::kLeft}, {"Unit", Align::kLeft},
+  t.columns = {{"Cmd", Align::kLeft},   {"Quantity", Align::kLeft}, {"Unit", Align::kLeft},
                {"Runs", Align::kRight}, {"Min", Align::kRight},     {"Median", Align::kRight},
                {"Max", Align::kRight}};
   for (const auto& cmd : s.commands) {
@@ -51,8 +51,11 @@ Table bench_values_table(const analysis::BenchSummary& s) {
 
 Table bench_ratio_table(const analysis::BenchSummary& s) {
   Table t;
-  t.columns = {{"Quantity", Align::kLeft}, {"Pairs", Align::kRight}, {"Median", Align::kRight},
-               {"Min", Align::kRight},     {"Max", Align::kRight}};
+  t.columns = {{"Quantity", Align::kLeft},
+               {"Pairs", Align::kRight},
+               {"Median", Align::kRight},
+               {"Min", Align::kRight},
+               {"Max", Align::kRight}};
   for (size_t q = 0; q < s.ratios.size(); ++q) {
     const auto& r = s.ratios[q];
     std::vector<Cell> row = {text_cell(s.quantities[q].name)};
@@ -82,8 +85,10 @@ std::string render_bench(const analysis::BenchSummary& s, const BenchReportConte
     doc["warmups"] = ctx.warmups;
     doc["commands"] = nlohmann::ordered_json::array();
     for (const auto& c : s.commands) {
-      doc["commands"].push_back({{"label", c.label}, {"command", c.command},
-                                 {"measured", c.measured}, {"succeeded", c.succeeded}});
+      doc["commands"].push_back({{"label", c.label},
+                                 {"command", c.command},
+                                 {"measured", c.measured},
+                                 {"succeeded", c.succeeded}});
     }
     doc["values"] = nlohmann::ordered_json::parse(render(values, Format::kJson));
     doc["ratios"] = nlohmann::ordered_json::parse(render(ratios, Format::kJson));
@@ -123,8 +128,8 @@ std::string render_bench(const analysis::BenchSummary& s, const BenchReportConte
   if (!s.failures.empty()) {
     out += "\nFailed runs (left out of the statistics):\n";
     for (const auto& f : s.failures) {
-      out += fmt::format("  {} {} {}: {}\n", f.label, f.warmup ? "warm-up" : "run",
-                         f.iteration + 1, termination(f));
+      out += fmt::format("  {} {} {}: {}\n", f.label, f.warmup ? "warm-up" : "run", f.iteration + 1,
+                         termination(f));
     }
   }
   if (!s.missing_metrics.empty()) {

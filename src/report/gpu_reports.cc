@@ -170,16 +170,16 @@ GpuReport cuda_gpu_kern_sum_report(const analysis::GpuSummary& summary, const st
                       source, options);
 }
 
-GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary, const std::string& source,
-                                       const GpuReportOptions& options) {
+GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary,
+                                       const std::string& source, const GpuReportOptions& options) {
   GpuReport r = time_summary("CUDA GPU MemOps Summary (by Time)", "cuda_gpu_mem_time_sum", "Count",
                              "Operation", summary, source, options);
   note_left_out(r, summary);
   return r;
 }
 
-GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary, const std::string& source,
-                                       const GpuReportOptions& options) {
+GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary,
+                                       const std::string& source, const GpuReportOptions& options) {
   GpuReport r =
       start("CUDA GPU MemOps Summary (by Size)", "cuda_gpu_mem_size_sum", summary.missing, source);
   CellMaker m(options);

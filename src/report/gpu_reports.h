@@ -42,9 +42,11 @@ GpuReport cuda_api_sum_report(const analysis::GpuSummary& summary, const std::st
                               const GpuReportOptions& options = {});
 GpuReport cuda_gpu_kern_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                                    const GpuReportOptions& options = {});
-GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_time_sum_report(const analysis::GpuSummary& summary,
+                                       const std::string& source,
                                        const GpuReportOptions& options = {});
-GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary, const std::string& source,
+GpuReport cuda_gpu_mem_size_sum_report(const analysis::GpuSummary& summary,
+                                       const std::string& source,
                                        const GpuReportOptions& options = {});
 GpuReport nvtx_sum_report(const analysis::GpuSummary& summary, const std::string& source,
                           const GpuReportOptions& options = {});

@@ -17,7 +17,9 @@ Result<Format> parse_format(std::string_view name) {
   return make_error("unknown --format '" + std::string(name) + "' (use table, csv or json)");
 }
 
-Cell text_cell(std::string text) { return Cell{std::move(text), std::nullopt}; }
+Cell text_cell(std::string text) {
+  return Cell{std::move(text), std::nullopt};
+}
 
 Cell number_cell(double value, int decimals, bool grouped) {
   std::string text = fmt::format("{:.{}f}", value, decimals);
@@ -128,9 +130,12 @@ std::string render_json(const Table& t) {
 
 std::string render(const Table& table, Format format) {
   switch (format) {
-    case Format::kCsv: return render_csv(table);
-    case Format::kJson: return render_json(table);
-    case Format::kTable: break;
+    case Format::kCsv:
+      return render_csv(table);
+    case Format::kJson:
+      return render_json(table);
+    case Format::kTable:
+      break;
   }
   return render_text(table);
 }

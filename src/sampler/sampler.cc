@@ -21,8 +21,8 @@
 #include <memory>
 #include <sstream>
 
-#include "common/signal_forwarder.h"
 #include "common/clock.h"
+#include "common/signal_forwarder.h"
 
 namespace strata::sampler {
 
@@ -109,8 +109,6 @@ std::string errno_text(int err) {
 long perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
   return syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
-
-
 
 // One per-CPU event fd and its mmap'd ring. Threading: used by one thread.
 class PerfRing {

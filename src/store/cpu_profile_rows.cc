@@ -25,13 +25,15 @@ Result<int64_t> optional_string(TraceWriter& writer, const std::string& text) {
 Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
   sqlite3* db = writer.handle();
   auto mapping = sql::Statement::prepare(
-      db, "INSERT INTO strata_cpu_mappings (id, global_pid, start, end, file_offset, path_id) "
-          "VALUES (?, 0, 0, 0, 0, ?)",
+      db,
+      "INSERT INTO strata_cpu_mappings (id, global_pid, start, end, file_offset, path_id) "
+      "VALUES (?, 0, 0, 0, 0, ?)",
       "strata_cpu_mappings");
   if (!mapping) return mapping.error();
   auto frame = sql::Statement::prepare(
-      db, "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
-          "line, inlined) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      db,
+      "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
+      "line, inlined) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       "strata_cpu_frames");
   if (!frame) return frame.error();
   auto stack = sql::Statement::prepare(
@@ -39,12 +41,14 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       "strata_cpu_stacks");
   if (!stack) return stack.error();
   auto sample = sql::Statement::prepare(
-      db, "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source) "
-          "VALUES (?, ?, ?, ?, ?)",
+      db,
+      "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source) "
+      "VALUES (?, ?, ?, ?, ?)",
       "strata_cpu_samples");
   if (!sample) return sample.error();
   auto call = sql::Statement::prepare(
-      db, "INSERT INTO strata_cpu_calls (global_tid, timestamp, frame_id, kind) VALUES (?, ?, ?, ?)",
+      db,
+      "INSERT INTO strata_cpu_calls (global_tid, timestamp, frame_id, kind) VALUES (?, ?, ?, ?)",
       "strata_cpu_calls");
   if (!call) return call.error();
   auto thread = sql::Statement::prepare(
@@ -88,8 +92,14 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
     }
     frame->bind(3, static_cast<int64_t>(f.module_offset));
     frame->bind(4, std::string_view(f.kind));
-    if (*function < 0) frame->bind_null(5); else frame->bind(5, *function);
-    if (*file < 0) frame->bind_null(6); else frame->bind(6, *file);
+    if (*function < 0)
+      frame->bind_null(5);
+    else
+      frame->bind(5, *function);
+    if (*file < 0)
+      frame->bind_null(6);
+    else
+      frame->bind(6, *file);
     frame->bind(7, int64_t{f.line});
     frame->bind(8, int64_t{f.inlined ? 1 : 0});
     if (auto s = step(*frame, "strata_cpu_frames"); !s) return s;
@@ -105,7 +115,10 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
   for (const auto& s : rows.samples) {
     sample->bind(1, s.time_ns);
     sample->bind(2, global_tid(s.pid, s.tid));
-    if (s.stack < 0) sample->bind_null(3); else sample->bind(3, s.stack);
+    if (s.stack < 0)
+      sample->bind_null(3);
+    else
+      sample->bind(3, s.stack);
     sample->bind(4, s.weight_ns);
     sample->bind(5, std::string_view(rows.source));
     if (auto st = step(*sample, "strata_cpu_samples"); !st) return st;
@@ -147,7 +160,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   sqlite3* db = reader.handle();
   const std::string where = reader.path() + ": ";
   auto count = sql::Statement::prepare(
-      db, "SELECT (SELECT count(*) FROM strata_cpu_samples) + (SELECT count(*) FROM strata_cpu_calls)",
+      db,
+      "SELECT (SELECT count(*) FROM strata_cpu_samples) + (SELECT count(*) FROM strata_cpu_calls)",
       where + "strata_cpu_samples");
   if (!count) return std::optional<CpuProfileRows>{};  // no CPU tables: an nsys export
   if (count->step() != SQLITE_ROW || count->column_int(0) == 0) {
@@ -156,12 +170,13 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
 
   CpuProfileRows rows;
   auto frames = sql::Statement::prepare(
-      db, "SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, mp.value "
-          "FROM strata_cpu_frames f "
-          "LEFT JOIN StringIds fn ON fn.id = f.function_id "
-          "LEFT JOIN StringIds fl ON fl.id = f.file_id "
-          "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
-          "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
+      db,
+      "SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, mp.value "
+      "FROM strata_cpu_frames f "
+      "LEFT JOIN StringIds fn ON fn.id = f.function_id "
+      "LEFT JOIN StringIds fl ON fl.id = f.file_id "
+      "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
+      "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
       where + "strata_cpu_frames");
   if (!frames) return frames.error();
   int rc;
@@ -200,8 +215,9 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_stacks");
 
   auto samples = sql::Statement::prepare(
-      db, "SELECT timestamp, global_tid, stack_id, weight, source FROM strata_cpu_samples "
-          "ORDER BY timestamp, id",
+      db,
+      "SELECT timestamp, global_tid, stack_id, weight, source FROM strata_cpu_samples "
+      "ORDER BY timestamp, id",
       where + "strata_cpu_samples");
   if (!samples) return samples.error();
   while ((rc = samples->step()) == SQLITE_ROW) {
@@ -251,8 +267,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
                             static_cast<int32_t>(gtid & 0xFFFFFF), threads->column_text(1)});
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "ThreadNames");
-  auto processes = sql::Statement::prepare(db, "SELECT pid, name FROM PROCESSES",
-                                           where + "PROCESSES");
+  auto processes =
+      sql::Statement::prepare(db, "SELECT pid, name FROM PROCESSES", where + "PROCESSES");
   if (!processes) return processes.error();
   while ((rc = processes->step()) == SQLITE_ROW) {
     rows.processes.emplace_back(static_cast<int32_t>(processes->column_int(0)),

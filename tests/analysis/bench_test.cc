@@ -52,7 +52,7 @@ TEST(SummarizeBench, FailedRunsAreListedAndLeftOutOfStatistics) {
   auto killed = run("B", 1, 5);
   killed.exit_status.reset();
   killed.signal = 9;
-  std::vector<store::BenchRun> runs = {run("A", 0, 20), run("B", 0, 10), run("A", 1, 40),
+  std::vector<store::BenchRun> runs = {run("A", 0, 20), run("B", 0, 10),           run("A", 1, 40),
                                        killed,          run("A", 2, 30, false, 1), run("B", 2, 10)};
   auto s = summarize_bench(runs, {});
   ASSERT_EQ(s.failures.size(), 2u);

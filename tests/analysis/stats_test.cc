@@ -7,7 +7,9 @@
 namespace strata::analysis {
 namespace {
 
-TEST(Summarize, EmptyHasNoSummary) { EXPECT_FALSE(summarize(std::vector<double>{}).has_value()); }
+TEST(Summarize, EmptyHasNoSummary) {
+  EXPECT_FALSE(summarize(std::vector<double>{}).has_value());
+}
 
 TEST(Summarize, OddCountMedianIsTheMiddle) {
   std::vector<double> v = {5, 1, 3};

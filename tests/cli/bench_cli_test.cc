@@ -55,9 +55,10 @@ TEST(BenchCli, CommandThatCannotStartExits127WithOneLine) {
 
 TEST(BenchCli, FailingAndKilledRunsAreReportedPerRun) {
   ScratchDir dir;
-  auto r = run_strata("bench -n 2 --warmup 0 -o t.sqlite --vs \"sh -c 'kill -KILL \\$\\$'\" -- "
-                      "sh -c 'exit 3'",
-                      dir.path());
+  auto r = run_strata(
+      "bench -n 2 --warmup 0 -o t.sqlite --vs \"sh -c 'kill -KILL \\$\\$'\" -- "
+      "sh -c 'exit 3'",
+      dir.path());
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("A run 1: exited with status 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("A run 2: exited with status 3"), std::string::npos) << r.out;
@@ -106,9 +107,9 @@ TEST(BenchCli, QuietDiscardsTheProgramsOutput) {
 
 TEST(BenchCli, UsageErrorsExit2) {
   ScratchDir dir;
-  for (const char* args : {"bench", "bench -n 0 -- true", "bench --format xml -- true",
-                           "bench --vs 'a | b' -- true", "bench --metric a=b -- true",
-                           "bench --no-such-flag -- true"}) {
+  for (const char* args :
+       {"bench", "bench -n 0 -- true", "bench --format xml -- true", "bench --vs 'a | b' -- true",
+        "bench --metric a=b -- true", "bench --no-such-flag -- true"}) {
     auto r = run_strata(args, dir.path());
     EXPECT_EQ(r.status, 2) << args << ": " << r.err;
     EXPECT_EQ(r.err_lines().size(), 1u) << args << ": " << r.err;

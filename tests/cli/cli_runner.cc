@@ -39,8 +39,8 @@ std::string read_file(const std::filesystem::path& path) {
 CliResult run_strata(const std::string& args, const std::filesystem::path& cwd) {
   auto out = cwd / ".stdout";
   auto err = cwd / ".stderr";
-  std::string cmd = "cd '" + cwd.string() + "' && '" STRATA_BIN "' " + args + " >'" +
-                    out.string() + "' 2>'" + err.string() + "' </dev/null";
+  std::string cmd = "cd '" + cwd.string() + "' && '" STRATA_BIN "' " + args + " >'" + out.string() +
+                    "' 2>'" + err.string() + "' </dev/null";
   int raw = std::system(cmd.c_str());
   CliResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);

@@ -46,7 +46,8 @@ std::string find_python312() {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(root / "versions", ec)) {
     auto python = entry.path() / "bin" / "python3";
-    if (entry.path().filename().string().rfind("3.12", 0) == 0 && access(python.c_str(), X_OK) == 0) {
+    if (entry.path().filename().string().rfind("3.12", 0) == 0 &&
+        access(python.c_str(), X_OK) == 0) {
       return python.string();
     }
   }
@@ -74,9 +75,9 @@ TEST(CpuCli, NamesTheSlowNormalizationAsTheHotspot) {
 TEST(CpuCli, ReportGivesTheSameTablesBack) {
   ScratchDir dir;
   skip_without_perf_events(dir);
-  auto r = run_strata("cpu --format csv --limit 0 -o t.sqlite -- " + kHotspot +
-                          " --mode fast --lines 20000",
-                      dir.path());
+  auto r = run_strata(
+      "cpu --format csv --limit 0 -o t.sqlite -- " + kHotspot + " --mode fast --lines 20000",
+      dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   auto again = run_strata("report t.sqlite --format csv --limit 0", dir.path());
   ASSERT_EQ(again.status, 0) << again.err;
@@ -88,9 +89,9 @@ TEST(CpuCli, ReportGivesTheSameTablesBack) {
 TEST(CpuCli, ExportsOpenInTheirViewersFormats) {
   ScratchDir dir;
   skip_without_perf_events(dir);
-  ASSERT_EQ(run_strata("cpu -o t.sqlite -- " + kHotspot + " --mode slow --lines 3000", dir.path())
-                .status,
-            0);
+  ASSERT_EQ(
+      run_strata("cpu -o t.sqlite -- " + kHotspot + " --mode slow --lines 3000", dir.path()).status,
+      0);
   ASSERT_EQ(run_strata("export t.sqlite --format speedscope -o p.json", dir.path()).status, 0);
   auto speedscope = nlohmann::json::parse(read_file(dir.path() / "p.json"));
   EXPECT_EQ(speedscope["$schema"], "https://www.speedscope.app/file-format-schema.json");
@@ -123,8 +124,8 @@ TEST(CpuCli, StrippedBinaryGivesModuleOffsetFrames) {
   auto stripped = dir.path() / "cpu_hotspot.stripped";
   std::filesystem::copy_file(kHotspot, stripped);
   ASSERT_EQ(std::system(("strip --strip-all '" + stripped.string() + "'").c_str()), 0);
-  auto r = run_strata("cpu -o t.sqlite -- ./cpu_hotspot.stripped --mode slow --lines 3000",
-                      dir.path());
+  auto r =
+      run_strata("cpu -o t.sqlite -- ./cpu_hotspot.stripped --mode slow --lines 3000", dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   auto doc = report_json(dir, "t.sqlite", "--sort tottime --limit 1");
   std::string top = doc["functions"][0]["filename:lineno(function)"];
@@ -134,9 +135,8 @@ TEST(CpuCli, StrippedBinaryGivesModuleOffsetFrames) {
 TEST(CpuCli, FramePointerModeSamples) {
   ScratchDir dir;
   skip_without_perf_events(dir);
-  auto r = run_strata("cpu --call-graph fp -o t.sqlite -- " + kHotspot +
-                          " --mode slow --lines 3000",
-                      dir.path());
+  auto r = run_strata(
+      "cpu --call-graph fp -o t.sqlite -- " + kHotspot + " --mode slow --lines 3000", dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_GT(report_json(dir, "t.sqlite")["header"]["samples"].get<int>(), 10);
 }
@@ -180,8 +180,8 @@ TEST(CpuCli, BadInputExitsWithTheDocumentedStatus) {
   ASSERT_EQ(missing.err_lines().size(), 1u) << missing.err;
   EXPECT_EQ(missing.err_lines()[0],
             "strata: cannot start './no-such-program': No such file or directory");
-  for (const char* args : {"cpu --call-graph lbr -- true", "cpu -F 0 -- true", "cpu",
-                           "report", "export nothing.sqlite --format speedscope -o x.json",
+  for (const char* args : {"cpu --call-graph lbr -- true", "cpu -F 0 -- true", "cpu", "report",
+                           "export nothing.sqlite --format speedscope -o x.json",
                            "export nothing.sqlite --format pdf -o x.pdf"}) {
     auto r = run_strata(args, dir.path());
     EXPECT_EQ(r.status, 2) << args << ": " << r.err;

@@ -43,9 +43,9 @@ class NsysCompat : public ::testing::TestWithParam<const char*> {};
 TEST_P(NsysCompat, ReportMatchesNsysStats) {
   ScratchDir dir;
   std::string report = GetParam();
-  auto r = run_strata("report '" + kDir + "/gpu_matmul_slow.sqlite' --report " + report +
-                          " --format csv",
-                      dir.path());
+  auto r = run_strata(
+      "report '" + kDir + "/gpu_matmul_slow.sqlite' --report " + report + " --format csv",
+      dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   std::string expected = nsys_section(kDir, report);
   ASSERT_FALSE(expected.empty()) << "no " << report << " section in nsys-stats.csv";
@@ -64,19 +64,18 @@ TEST_P(NsysReadsStrata, NsysStatsPrintedWhatStrataPrints) {
   ScratchDir dir;
   auto [mode, report] = GetParam();
   std::string trace_dir = std::string(STRATA_TEST_DATA "/trace-gpu_matmul-") + mode;
-  auto r = run_strata("report '" + trace_dir + "/trace.sqlite' --report " + report +
-                          " --format csv",
-                      dir.path());
+  auto r = run_strata(
+      "report '" + trace_dir + "/trace.sqlite' --report " + report + " --format csv", dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   std::string expected = nsys_section(trace_dir, report);
   ASSERT_FALSE(expected.empty()) << "no " << report << " section in nsys-stats.csv";
   EXPECT_EQ(without_blank_lines(r.out), expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    GpuMatmul, NsysReadsStrata,
-    ::testing::Combine(::testing::Values("slow_loop_sync", "batched"),
-                       ::testing::Values("cuda_api_sum", "cuda_gpu_kern_sum")));
+INSTANTIATE_TEST_SUITE_P(GpuMatmul, NsysReadsStrata,
+                         ::testing::Combine(::testing::Values("slow_loop_sync", "batched"),
+                                            ::testing::Values("cuda_api_sum",
+                                                              "cuda_gpu_kern_sum")));
 
 TEST(NsysReadsStrata, SlowModeShowsTheSeedsReading) {
   // Case 2 of the tutorial: one tiny gemm per tile and a sync after each.
@@ -93,7 +92,8 @@ TEST(NsysReadsStrata, SlowModeShowsTheSeedsReading) {
 
 TEST(NsysCompat, UnknownReportIsAUsageError) {
   ScratchDir dir;
-  auto r = run_strata("report '" + kDir + "/gpu_matmul_slow.sqlite' --report cuda_nope", dir.path());
+  auto r =
+      run_strata("report '" + kDir + "/gpu_matmul_slow.sqlite' --report cuda_nope", dir.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
 }

@@ -21,8 +21,8 @@ TEST(SplitCommandLine, QuotesAndEscapes) {
 }
 
 TEST(SplitCommandLine, RefusesShellSyntax) {
-  for (const char* line : {"a | b", "a > f", "a; b", "a && b", "echo $HOME", "ls *.cc",
-                           "echo \"$X\"", "a `b`"}) {
+  for (const char* line :
+       {"a | b", "a > f", "a; b", "a && b", "echo $HOME", "ls *.cc", "echo \"$X\"", "a `b`"}) {
     auto r = split_command_line(line);
     ASSERT_FALSE(r.ok()) << line;
     EXPECT_NE(r.error().message.find("sh -c"), std::string::npos) << r.error().message;

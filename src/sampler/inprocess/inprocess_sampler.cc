@@ -14,9 +14,9 @@
 #include <optional>
 #include <set>
 
-#include "common/signal_forwarder.h"
 #include "common/clock.h"
 #include "common/process.h"
+#include "common/signal_forwarder.h"
 #include "format/spool_reader.h"
 #include "sampler/inprocess/sigprof_decode.h"
 #include "sampler/inprocess/sigprof_format.h"
@@ -25,8 +25,6 @@ namespace strata::sampler {
 namespace {
 
 namespace sp = sigprof;
-
-
 
 // Sets environment variables for the child and restores the previous values.
 class ScopedEnv {
