@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/new_trace.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
@@ -65,24 +66,11 @@ int run_bench(const BenchOptions& opt) {
     }
   }
 
-  auto path = store::choose_output_path(opt.output, opt.force, "strata-bench");
-  if (!path) {
-    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
-    return kExitUsage;
-  }
-  auto writer = store::TraceWriter::create(*path, opt.force);
-  if (!writer) {
-    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
-    return kExitUsage;
-  }
-
-  store::RunInfo info;
-  info.verb = "bench";
-  info.command = opt.command;
-  info.working_directory = std::filesystem::current_path().string();
-  info.host = host_name();
-  info.tool_version = build::kVersion;
-  info.start_ns = realtime_ns();
+  auto trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
+  if (!trace) return kExitUsage;
+  std::string& path = trace->path;
+  store::TraceWriter& writer = trace->writer;
+  store::RunInfo& info = trace->info;
 
   // A SIGINT/SIGTERM to strata goes on to the running child, and the loop
   // stops after it, so the runs already measured are still reported and written.
@@ -155,14 +143,14 @@ int run_bench(const BenchOptions& opt) {
       stdout);
   std::fflush(stdout);
 
-  Status written = writer->write_run(info);
-  if (written) written = writer->write_bench_runs(runs);
-  if (written) written = writer->commit();
+  Status written = writer.write_run(info);
+  if (written) written = writer.write_bench_runs(runs);
+  if (written) written = writer.commit();
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: results written to %s\n", path->c_str());
+  std::fprintf(stderr, "strata: results written to %s\n", path.c_str());
 
   if (!started) return kExitCannotStart;
   if (forwarder.received()) return 128 + forwarder.received();

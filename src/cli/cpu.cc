@@ -16,6 +16,7 @@
 #include "cli/cpu_flags.h"
 #include "cli/cpu_instrument.h"
 #include "cli/cpu_profile_rows_convert.h"
+#include "cli/new_trace.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
@@ -89,29 +90,17 @@ int run_cpu(const CpuOptions& opt) {
   so.frequency_hz = opt.frequency;
   so.stack_bytes = opt.stack_bytes;
 
-  auto path = store::choose_output_path(opt.output, opt.force, "strata-cpu");
-  if (!path) {
-    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
-    return kExitUsage;
-  }
-  auto writer = store::TraceWriter::create(*path, opt.force);
-  if (!writer) {
-    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
-    return kExitUsage;
-  }
+  auto trace = start_trace(opt.output, opt.force, "strata-cpu", "cpu", opt.command);
+  if (!trace) return kExitUsage;
+  std::string& path = trace->path;
+  store::TraceWriter& writer = trace->writer;
+  store::RunInfo& info = trace->info;
 
   // CPython >= 3.12 writes /tmp/perf-PID.map with its trampolines on; older
   // interpreters and other programs ignore the variable.
   if (!std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
 
-  store::RunInfo info;
-  info.verb = "cpu";
-  info.command = opt.command;
-  info.working_directory = std::filesystem::current_path().string();
-  info.host = host_name();
-  info.tool_version = build::kVersion;
-  info.start_ns = realtime_ns();
-  if (opt.instrument) return run_instrumented_cpu(opt, writer.value(), info, *path);
+  if (opt.instrument) return run_instrumented_cpu(opt, writer, info, path);
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto sample_in_process = [&] {
@@ -152,24 +141,24 @@ int run_cpu(const CpuOptions& opt) {
                  static_cast<unsigned long long>(built.counters.unwind_truncated), opt.stack_bytes);
   }
 
-  Status written = writer->write_run(info);
-  if (written) written = store::write_cpu_profile(*writer, to_rows(built.profile));
+  Status written = writer.write_run(info);
+  if (written) written = store::write_cpu_profile(writer, to_rows(built.profile));
   if (written) {
-    written = writer->add_counter("cpu.unwind_truncated",
-                                  static_cast<int64_t>(built.counters.unwind_truncated));
+    written = writer.add_counter("cpu.unwind_truncated",
+                                 static_cast<int64_t>(built.counters.unwind_truncated));
   }
   if (written) {
-    written = writer->add_counter("cpu.unwind_incomplete",
-                                  static_cast<int64_t>(built.counters.unwind_incomplete));
+    written = writer.add_counter("cpu.unwind_incomplete",
+                                 static_cast<int64_t>(built.counters.unwind_incomplete));
   }
-  if (written) written = writer->commit();
+  if (written) written = writer.commit();
 
   int report_status = print_cpu_profile(built.profile, opt.report);
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", path->c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", path.c_str());
   if (report_status != kExitOk) return report_status;
   return raw->shell_status();
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/gpu_report_print.h"
+#include "cli/new_trace.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
@@ -119,16 +120,11 @@ int run_trace(const TraceOptions& opt) {
                  "executable and in the build tree)\n");
     return kExitFailed;
   }
-  auto path = store::choose_output_path(opt.output, opt.force, "strata-trace");
-  if (!path) {
-    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
-    return kExitUsage;
-  }
-  auto writer = store::TraceWriter::create(*path, opt.force);
-  if (!writer) {
-    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
-    return kExitUsage;
-  }
+  auto trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
+  if (!trace) return kExitUsage;
+  std::string& path = trace->path;
+  store::TraceWriter& writer = trace->writer;
+  store::RunInfo& info = trace->info;
   auto run_dir = make_run_dir();
   if (!run_dir) {
     std::fprintf(stderr, "strata: cannot create a run directory under $TMPDIR\n");
@@ -137,14 +133,6 @@ int run_trace(const TraceOptions& opt) {
   setenv("STRATA_RUN_DIR", run_dir->c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", agent->c_str(), 1);
   if (nvtx) setenv("NVTX_INJECTION64_PATH", agent->c_str(), 1);
-
-  store::RunInfo info;
-  info.verb = "trace";
-  info.command = opt.command;
-  info.working_directory = fs::current_path().string();
-  info.host = host_name();
-  info.tool_version = build::kVersion;
-  info.start_ns = realtime_ns();
 
   // SIGINT/SIGTERM go to the target, which the agent flushes on its way out;
   // strata stays alive to ingest what it wrote.
@@ -167,17 +155,17 @@ int run_trace(const TraceOptions& opt) {
   }
 
   std::vector<std::string> spools = ingest::find_spools(*run_dir);
-  Status written = writer->write_run(info);
+  Status written = writer.write_run(info);
   std::optional<ingest::IngestStats> ingested;
   if (written) {
-    auto stats_or = ingest::ingest_spools(spools, *writer);
+    auto stats_or = ingest::ingest_spools(spools, writer);
     if (stats_or) {
       ingested = std::move(*stats_or);
     } else {
       written = stats_or.error();
     }
   }
-  if (written) written = writer->commit();
+  if (written) written = writer.commit();
   fs::remove_all(*run_dir, ec);
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
@@ -200,11 +188,11 @@ int run_trace(const TraceOptions& opt) {
                    static_cast<unsigned long long>(ingested->agent_dropped));
     }
   }
-  std::fprintf(stderr, "strata: trace written to %s\n", path->c_str());
+  std::fprintf(stderr, "strata: trace written to %s\n", path.c_str());
 
   int report_status = kExitOk;
   if (stats && !spools.empty()) {
-    auto reader = store::TraceReader::open(*path);
+    auto reader = store::TraceReader::open(path);
     if (!reader) {
       std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
       report_status = kExitFailed;
