@@ -26,6 +26,44 @@ void parse_number(EnvLookup lookup, const char* name, uint32_t low, uint32_t hig
   *out = static_cast<uint32_t>(value);
 }
 
+void note_warning(Config* config, const char* name, const char* text, const char* expected) {
+  if (config->warning[0] != '\0') return;
+  std::snprintf(config->warning, sizeof(config->warning), "%s=%s: %s", name, text, expected);
+}
+
+// "kernel,runtime,...": the groups named, or all of them when a name is
+// unknown (with a warning: tracing less than asked would go unnoticed).
+void parse_record_groups(EnvLookup lookup, Config* config) {
+  static constexpr struct {
+    const char* name;
+    uint32_t bit;
+  } kGroups[] = {{"kernel", kRecordKernel}, {"runtime", kRecordRuntime}, {"driver", kRecordDriver},
+                 {"memory", kRecordMemory}, {"sync", kRecordSync},       {"nvtx", kRecordNvtx},
+                 {"meta", kRecordMeta}};
+  const char* text = lookup("STRATA_AGENT_RECORD");
+  if (text == nullptr || *text == '\0') return;
+  uint32_t groups = 0;
+  for (const char* p = text; *p != '\0';) {
+    const char* comma = std::strchr(p, ',');
+    size_t len = comma ? static_cast<size_t>(comma - p) : std::strlen(p);
+    bool known = false;
+    for (const auto& g : kGroups) {
+      if (std::strlen(g.name) == len && std::strncmp(g.name, p, len) == 0) {
+        groups |= g.bit;
+        known = true;
+      }
+    }
+    if (!known && len > 0) {
+      note_warning(config, "STRATA_AGENT_RECORD", text,
+                   "unknown group (kernel, runtime, driver, memory, sync, nvtx, meta); "
+                   "recording all");
+      return;
+    }
+    p += len + (comma ? 1 : 0);
+  }
+  config->record_groups = groups;
+}
+
 }  // namespace
 
 Config parse_config(EnvLookup lookup) {
@@ -40,6 +78,13 @@ Config parse_config(EnvLookup lookup) {
   parse_number(lookup, "STRATA_AGENT_FLUSH_MS", 10, 500, &config.flush_ms, &config);
   const char* all_apis = lookup("STRATA_AGENT_ALL_APIS");
   config.all_apis = all_apis != nullptr && std::strcmp(all_apis, "1") == 0;
+  parse_record_groups(lookup, &config);
+  const char* clock = lookup("STRATA_AGENT_CLOCK");
+  if (clock != nullptr && std::strcmp(clock, "cupti") == 0) {
+    config.cupti_clock = true;
+  } else if (clock != nullptr && *clock != '\0' && std::strcmp(clock, "monotonic") != 0) {
+    note_warning(&config, "STRATA_AGENT_CLOCK", clock, "use monotonic or cupti; using monotonic");
+  }
   return config;
 }
 

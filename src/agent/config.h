@@ -5,6 +5,11 @@
 //   STRATA_AGENT_BUFFER_COUNT  buffers in the pool: the memory cap (default 16, 2..1024)
 //   STRATA_AGENT_FLUSH_MS      period of the drain thread's CUPTI flush (default 500, 10..500)
 //   STRATA_AGENT_ALL_APIS      1: also record the noisy getter APIs (cudaGetDevice, ...)
+//   STRATA_AGENT_RECORD        comma list of record groups (default: all of them):
+//                              kernel, runtime, driver, memory, sync, nvtx, meta
+//   STRATA_AGENT_CLOCK         monotonic (default) or cupti: CUPTI's own clock, for
+//                              measuring what the timestamp callback costs (its records
+//                              do not line up with CPU samples)
 //
 // Allocation: none; the struct holds fixed arrays. parse_config is pure
 // apart from the lookup function it is given, so tests feed it a fake
@@ -16,6 +21,18 @@
 
 namespace strata::agent {
 
+// Groups of CUPTI activity kinds (tracer.cc maps each kind to one).
+enum RecordGroup : uint32_t {
+  kRecordKernel = 1u << 0,   // CONCURRENT_KERNEL
+  kRecordRuntime = 1u << 1,  // RUNTIME
+  kRecordDriver = 1u << 2,   // DRIVER
+  kRecordMemory = 1u << 3,   // MEMCPY, MEMCPY2, MEMSET
+  kRecordSync = 1u << 4,     // SYNCHRONIZATION
+  kRecordNvtx = 1u << 5,     // MARKER, MARKER_DATA
+  kRecordMeta = 1u << 6,     // DEVICE, CONTEXT, NAME
+  kRecordAll = (1u << 7) - 1,
+};
+
 struct Config {
   static constexpr size_t kMaxPath = 4096;
   static constexpr size_t kMaxWarning = 256;
@@ -26,6 +43,8 @@ struct Config {
   uint32_t buffer_count = 16;
   uint32_t flush_ms = 500;
   bool all_apis = false;
+  uint32_t record_groups = kRecordAll;
+  bool cupti_clock = false;  // STRATA_AGENT_CLOCK=cupti
   // A value that was out of range or not a number: one line for stderr (the
   // default was kept). Empty when everything parsed.
   char warning[kMaxWarning] = {};

@@ -2,7 +2,9 @@
 // libstrata_agent.so injected (CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH)
 // and a private run directory for its spools (docs/agent.md), ingests the
 // spools into the trace's nsys-schema tables and prints nsys's default
-// reports from the trace.
+// reports from the trace. With cpu in --trace the same run is also sampled
+// by the CPU layer (perf_event_open on CLOCK_MONOTONIC, the clock the agent
+// points CUPTI at), so CPU samples and GPU activity share one timeline.
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/cpu_flags.h"
+#include "cli/cpu_sampling.h"
 #include "cli/gpu_report_print.h"
 #include "cli/new_trace.h"
 #include "cli/verbs.h"
@@ -38,8 +42,57 @@ struct TraceOptions {
   bool force = false;
   std::string stats = "true";
   std::string format = "table";
+  SamplingFlags sampling;
   std::vector<std::string> command;
 };
+
+// How the target ended, and its CPU profile when the cpu layer sampled it.
+struct TargetRun {
+  std::optional<int> exit_status;
+  std::optional<int> signal;
+  std::optional<BuiltProfile> cpu;
+  int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
+};
+
+// Runs the command (the agent's environment is set already), under the CPU
+// sampler when `sampling` is given. The error is the one-line message and
+// the exit status strata returns.
+Result<TargetRun> run_target(const std::vector<std::string>& command,
+                             const std::optional<sampler::SamplerOptions>& sampling,
+                             const std::string& sampler_choice, int* error_status) {
+  TargetRun run;
+  if (!sampling) {
+    // SIGINT/SIGTERM go to the target, which the agent flushes on its way
+    // out; strata stays alive to ingest what it wrote.
+    SignalForwarder forwarder;
+    ProcessOptions po;
+    po.on_child = [&](int pid) { forwarder.set_child(pid); };
+    auto result = run_process(command, po);
+    if (!result) {
+      *error_status = kExitCannotStart;
+      return result.error();
+    }
+    run.exit_status = result->exit_status;
+    run.signal = result->signal;
+    if (result->signal) {
+      std::fprintf(stderr, "strata: the target was %s; what it recorded is kept\n",
+                   describe_termination(*result).c_str());
+    }
+    return run;
+  }
+  // The sampler forwards SIGINT/SIGTERM itself while the child runs.
+  sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
+  auto sampled = sample_with_fallback(command, *sampling, sampler_choice, &kind);
+  if (!sampled) {
+    *error_status = kind == sampler::SampleErrorKind::kCannotStart ? kExitCannotStart : kExitFailed;
+    return sampled.error();
+  }
+  run.exit_status = sampled->raw.exit_status;
+  run.signal = sampled->raw.signal;
+  print_sampling_notes(sampled->raw);
+  run.cpu = build_sampled_profile(*sampled, /*python_stacks=*/true, sampling->stack_bytes);
+  return run;
+}
 
 // The installed layout first (bin/strata beside lib/libstrata_agent.so),
 // then the build tree this strata was built in.
@@ -77,19 +130,16 @@ std::vector<std::string> split_commas(const std::string& text) {
 }
 
 int run_trace(const TraceOptions& opt) {
-  bool cuda = false, nvtx = false;
+  bool cuda = false, nvtx = false, cpu = false;
   for (const auto& layer : split_commas(opt.trace)) {
     if (layer == "cuda") {
       cuda = true;
     } else if (layer == "nvtx") {
       nvtx = true;
     } else if (layer == "cpu") {
-      std::fprintf(stderr,
-                   "strata: --trace cpu is not supported by strata trace yet (supported: cuda, "
-                   "nvtx); sample the CPU with strata cpu\n");
-      return kExitUsage;
+      cpu = true;
     } else {
-      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx)\n",
+      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu)\n",
                    printable(layer).c_str());
       return kExitUsage;
     }
@@ -98,6 +148,19 @@ int run_trace(const TraceOptions& opt) {
     // NVTX ranges reach the spool through CUPTI, which the CUDA layer sets up.
     std::fprintf(stderr, "strata: --trace nvtx needs cuda as well (--trace cuda,nvtx)\n");
     return kExitUsage;
+  }
+  if (!cuda) {
+    std::fprintf(stderr, "strata: --trace needs cuda (for the CPU layer alone use strata cpu)\n");
+    return kExitUsage;
+  }
+  std::optional<sampler::SamplerOptions> sampling;
+  if (cpu) {
+    auto so = sampler_options(opt.sampling);
+    if (!so) {
+      std::fprintf(stderr, "strata: %s\n", so.error().message.c_str());
+      return kExitUsage;
+    }
+    sampling = *so;
   }
   bool stats;
   if (opt.stats == "true") {
@@ -134,25 +197,19 @@ int run_trace(const TraceOptions& opt) {
   setenv("CUDA_INJECTION64_PATH", agent->c_str(), 1);
   if (nvtx) setenv("NVTX_INJECTION64_PATH", agent->c_str(), 1);
 
-  // SIGINT/SIGTERM go to the target, which the agent flushes on its way out;
-  // strata stays alive to ingest what it wrote.
-  SignalForwarder forwarder;
-  ProcessOptions po;
-  po.on_child = [&](int pid) { forwarder.set_child(pid); };
-  auto result = run_process(opt.command, po);
+  if (cpu && !std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
+
+  int error_status = kExitFailed;
+  auto result = run_target(opt.command, sampling, opt.sampling.sampler, &error_status);
   info.end_ns = realtime_ns();
   std::error_code ec;
   if (!result) {
     fs::remove_all(*run_dir, ec);
     std::fprintf(stderr, "strata: %s\n", result.error().message.c_str());
-    return kExitCannotStart;
+    return error_status;
   }
   info.exit_status = result->exit_status;
   info.signal = result->signal;
-  if (result->signal) {
-    std::fprintf(stderr, "strata: the target was %s; what it recorded is kept\n",
-                 describe_termination(*result).c_str());
-  }
 
   std::vector<std::string> spools = ingest::find_spools(*run_dir);
   Status written = writer.write_run(info);
@@ -165,6 +222,7 @@ int run_trace(const TraceOptions& opt) {
       written = stats_or.error();
     }
   }
+  if (written && result->cpu) written = write_sampled_profile(writer, *result->cpu);
   if (written) written = writer.commit();
   fs::remove_all(*run_dir, ec);
   if (!written) {
@@ -200,6 +258,14 @@ int run_trace(const TraceOptions& opt) {
       report_status = print_gpu_reports(*reader, default_gpu_reports(), *format);
     }
   }
+  if (stats && result->cpu && report_status == kExitOk) {
+    // The CPU layer's top functions (all of it: strata report FILE).
+    CpuReportFlags top;
+    top.limit = 15;
+    top.format = opt.format;
+    std::fputs("\n", stdout);
+    report_status = print_cpu_profile(result->cpu->profile, top);
+  }
   if (report_status != kExitOk && result->shell_status() == 0) return report_status;
   return result->shell_status();
 }
@@ -210,8 +276,11 @@ VerbRunner add_trace(CLI::App& app) {
   auto opt = std::make_shared<TraceOptions>();
   auto* sub = app.add_subcommand(
       "trace", "CUDA/NVTX trace (nsys profile --stats): run a command with the GPU layers");
-  sub->add_option("-t,--trace", opt->trace, "Layers to trace: cuda, nvtx (comma-separated)")
+  sub->add_option("-t,--trace", opt->trace,
+                  "Layers to trace: cuda, nvtx, cpu (comma-separated; cpu samples the CPU "
+                  "into the same trace)")
       ->capture_default_str();
+  add_sampling_flags(sub, opt->sampling);
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-traceN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
   sub->add_option("--stats", opt->stats, "Print nsys's default reports after the run: true|false")

@@ -63,3 +63,27 @@ TEST(AgentConfig, BadValuesKeepDefaultsAndSaySo) {
 }
 
 }  // namespace
+
+TEST(AgentConfig, RecordGroupsAndClock) {
+  using namespace strata::agent;
+  g_env = {{"STRATA_AGENT_RECORD", "kernel,runtime"}, {"STRATA_AGENT_CLOCK", "cupti"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.record_groups, kRecordKernel | kRecordRuntime);
+  EXPECT_TRUE(c.cupti_clock);
+  EXPECT_STREQ(c.warning, "");
+
+  g_env = {};
+  c = parse_config(fake_env);
+  EXPECT_EQ(c.record_groups, kRecordAll);
+  EXPECT_FALSE(c.cupti_clock);
+}
+
+TEST(AgentConfig, UnknownRecordGroupRecordsEverythingAndSaysSo) {
+  using namespace strata::agent;
+  g_env = {{"STRATA_AGENT_RECORD", "kernel,kernals"}, {"STRATA_AGENT_CLOCK", "tsc"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.record_groups, kRecordAll);
+  EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_RECORD=kernel,kernals"), std::string::npos)
+      << c.warning;
+  EXPECT_FALSE(c.cupti_clock);
+}

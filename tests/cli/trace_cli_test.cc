@@ -2,11 +2,13 @@
 // the trace it leaves when the target made no CUDA call. A build without the
 // CUDA toolkit has a `strata trace` that only says so (exit 2).
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <filesystem>
 #include <string>
 
 #include "cli_runner.h"
+#include "store/cpu_profile_rows.h"
 #include "store/trace_db.h"
 
 namespace {
@@ -65,10 +67,52 @@ TEST(TraceCli, UnsupportedLayersAreUsageErrors) {
   if (without_gpu_layers(dir)) GTEST_SKIP();
   auto r = run_strata("trace --trace cpu -- true", dir.path());
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("supported: cuda, nvtx"), std::string::npos) << r.err;
-  EXPECT_EQ(run_strata("trace --trace bogus -- true", dir.path()).status, 2);
+  EXPECT_NE(r.err.find("--trace needs cuda"), std::string::npos) << r.err;
+  r = run_strata("trace --trace cuda,bogus -- true", dir.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("supported: cuda, nvtx, cpu"), std::string::npos) << r.err;
+  EXPECT_EQ(run_strata("trace --trace cuda,cpu --call-graph lbr -- true", dir.path()).status, 2);
   EXPECT_EQ(run_strata("trace --stats maybe -- true", dir.path()).status, 2);
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "strata-trace1.sqlite"));
+}
+
+// --trace cuda,cpu: the CPU layer's samples land in the same trace, on
+// CLOCK_MONOTONIC (the clock the agent gives CUPTI), so they line up with
+// the GPU records. Without a GPU the program here makes no CUDA call.
+TEST(TraceCli, CpuLayerSamplesIntoTheSameTraceOnTheMonotonicClock) {
+  ScratchDir dir;
+  if (without_gpu_layers(dir)) GTEST_SKIP();
+  timespec before{};
+  clock_gettime(CLOCK_MONOTONIC, &before);
+  auto r = run_strata(std::string("trace --trace cuda,nvtx,cpu -F 2000 -o t.sqlite -- ") +
+                          CPU_HOTSPOT_BIN + " --mode slow --lines 4000",
+                      dir.path());
+  if (r.status != 0 && r.err.find("perf_event") != std::string::npos) {
+    GTEST_SKIP() << "perf_event_open refused here: " << r.err;
+  }
+  timespec after{};
+  clock_gettime(CLOCK_MONOTONIC, &after);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The CPU layer's top functions are printed after the (here absent) GPU reports.
+  EXPECT_NE(r.out.find("normalize_line_slow"), std::string::npos) << r.out;
+
+  auto reader = strata::store::TraceReader::open((dir.path() / "t.sqlite").string());
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->run()->verb, "trace");
+  auto rows = strata::store::read_cpu_profile(*reader);
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_TRUE(rows->has_value());
+  ASSERT_GT((*rows)->samples.size(), 20u);
+  const int64_t lo = int64_t{before.tv_sec} * 1'000'000'000 + before.tv_nsec;
+  const int64_t hi = int64_t{after.tv_sec} * 1'000'000'000 + after.tv_nsec;
+  for (const auto& s : (*rows)->samples) {
+    ASSERT_GE(s.time_ns, lo);
+    ASSERT_LE(s.time_ns, hi);
+  }
+  // `strata report` shows the CPU profile from the trace file again.
+  auto rep = run_strata("report t.sqlite --limit 3", dir.path());
+  EXPECT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(rep.out.find("normalize_line_slow"), std::string::npos) << rep.out;
 }
 
 TEST(TraceCli, RefusesToOverwriteWithoutForce) {

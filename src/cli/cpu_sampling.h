@@ -1,0 +1,57 @@
+// Running a command under the CPU sampler, shared by `strata cpu` and
+// `strata trace --trace ...,cpu`: perf_event_open from outside, or the
+// LD_PRELOAD'ed in-process sampler where perf events are refused (and the
+// user left --sampler at auto), then the offline unwind and symbolization
+// and the rows the trace stores.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/cpu_capture.h"
+#include "common/result.h"
+#include "sampler/sampler.h"
+#include "store/trace_db.h"
+
+namespace CLI {
+class App;
+}
+
+namespace strata::cli {
+
+// The sampling flags `strata cpu` and `strata trace` share.
+struct SamplingFlags {
+  uint32_t frequency = 1000;
+  std::string call_graph = "dwarf";
+  uint32_t stack_bytes = 16384;
+  std::string sampler = "auto";
+};
+
+void add_sampling_flags(CLI::App* sub, SamplingFlags& flags);
+
+// The sampler's options from the flags; a bad --call-graph is an error
+// naming it.
+Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags);
+
+struct SampledRun {
+  sampler::RawProfile raw;
+  bool in_process = false;  // which sampler ran (the report header says so)
+};
+
+// `choice` is auto, perf or in-process (SamplingFlags::sampler). On failure *kind says why
+// (kCannotStart: the command did not start).
+Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
+                                        const sampler::SamplerOptions& options,
+                                        const std::string& choice, sampler::SampleErrorKind* kind);
+
+// Prints what the sampler noted and how the target ended ("killed by signal
+// 11 (SIGSEGV); its profile is kept"), on stderr.
+void print_sampling_notes(const sampler::RawProfile& raw);
+
+// Unwinds and symbolizes; warns when stacks were cut by the copy size.
+BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks, uint32_t stack_bytes);
+
+// The profile's rows and its unwind counters into the (uncommitted) trace.
+Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built);
+
+}  // namespace strata::cli
