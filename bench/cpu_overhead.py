@@ -9,10 +9,14 @@ Two numbers per workload and tool:
           symbolizing and writing the trace after the target exits; perf record
           only copies the raw samples to perf.data (no unwinding or symbols, that
           is perf report's job), so its wall is not the same work.
-Goal: in-run strata/bare <= 1.03 and strata's in-run ratio no worse than perf's
-(+1 point allowed for noise on this shared machine).
+Goal: in-run strata/bare <= 1.03 and strata's in-run ratio no worse than perf's. The "strata 8k" row copies
+8 KiB of stack per sample, perf's default for --call-graph dwarf (strata's
+default is 16 KiB).
 usage: cpu_overhead.py BUILD_DIR OUTDIR [ROUNDS]
+  PERF=path  the perf binary (default: perf on PATH)
+  the workloads' own sizes scale with STRATA_BENCH_SCALE (default 1)
 """
+import os
 import re
 import shutil
 import statistics
@@ -22,17 +26,23 @@ import time
 
 build, outdir = sys.argv[1], sys.argv[2]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
-perf = shutil.which("perf")
+perf = os.environ.get("PERF") or shutil.which("perf")
+scale = float(os.environ.get("STRATA_BENCH_SCALE", "1"))
+lines = str(int(24000 * scale))
+iters = str(int(60_000_000 * scale))
 workloads = {
-    "cpu_hotspot slow 24000": [f"{build}/bin/cpu_hotspot", "--mode", "slow", "--lines", "24000"],
-    "cpu_threads4": [f"{build}/bin/cpu_threads4"],
+    f"cpu_hotspot slow {lines}": [f"{build}/bin/cpu_hotspot", "--mode", "slow", "--lines", lines],
+    "cpu_threads4": [f"{build}/bin/cpu_threads4", "--iters", iters],
 }
 
 
 def tools(name, cmd):
     t = {"bare": cmd,
-         "strata": [strata, "cpu", "-o", f"{outdir}/{name}.sqlite", "--force", "--"] + cmd}
+         "strata": [strata, "cpu", "-o", f"{outdir}/{name}.sqlite", "--force", "--"] + cmd,
+         "strata 8k": [strata, "cpu", "--stack-size", "8192", "-o", f"{outdir}/{name}-8k.sqlite",
+                       "--force", "--"] + cmd}
     if perf:
         t["perf"] = [perf, "record", "-q", "-F", "1000", "--call-graph", "dwarf",
                      "-o", f"{outdir}/{name}.perf.data", "--"] + cmd
@@ -69,19 +79,19 @@ for wname, cmd in workloads.items():
         row[name + "_in"] = statistics.median(d[1] / b[1] for d, b in zip(data[name], bare))
         row[name + "_wall"] = statistics.median(d[0] / b[0] for d, b in zip(data[name], bare))
         row[name + "_in_ms"] = statistics.median(x[1] for x in data[name])
-    good = row["strata_in"] <= 1.03 and ("perf_in" not in row or row["strata_in"] <= row["perf_in"] + 0.01)
+    good = row["strata_in"] <= 1.03 and ("perf_in" not in row or row["strata_in"] <= row["perf_in"])
     row["ok"] = good
     ok &= good
     results.append(row)
 
 print(f"strata cpu (1 kHz, dwarf) overhead, {rounds} interleaved rounds, medians of per-round ratios")
 print(f"{'workload':24s} {'bare ms (in-run/wall)':>22s} {'strata/bare in-run':>19s} {'wall':>6s}"
-      f" {'perf/bare in-run':>17s} {'wall':>6s}  goal")
+      f" {'strata 8k':>10s} {'perf/bare in-run':>17s} {'wall':>6s}  goal")
 for r in results:
     pin = f"{r['perf_in']:17.3f} {r['perf_wall']:6.2f}" if "perf_in" in r else f"{'-':>17s} {'-':>6s}"
     print(f"{r['workload']:24s} {r['bare_in']:10.1f} / {r['bare_wall']:9.1f} {r['strata_in']:19.3f}"
-          f" {r['strata_wall']:6.2f} {pin}  {'met' if r['ok'] else 'NOT met'}")
+          f" {r['strata_wall']:6.2f} {r['strata 8k_in']:10.3f} {pin}  {'met' if r['ok'] else 'NOT met'}")
 print("in-run = target's own elapsed_ms; wall = whole command (strata: + unwind/symbolize/write;"
       " perf record: + raw copy only, no symbolizing)")
-print("goal (in-run strata/bare <= 1.03 and <= perf's + 0.01):", "met" if ok else "NOT met")
+print("goal (in-run strata/bare <= 1.03 and <= perf's):", "met" if ok else "NOT met")
 sys.exit(0 if ok else 1)

@@ -344,19 +344,18 @@ ParseStats parse_records(std::span<const uint8_t> bytes, const SampleLayout& lay
   return stats;
 }
 
-bool copy_from_ring(const uint8_t* data, uint64_t size, uint64_t tail, uint64_t head,
-                    std::vector<uint8_t>& out) {
-  out.clear();
-  if (size == 0 || !std::has_single_bit(size)) return false;
+std::optional<std::span<const uint8_t>> view_ring(const uint8_t* data, uint64_t size, uint64_t tail,
+                                                  uint64_t head, std::vector<uint8_t>& scratch) {
+  if (size == 0 || !std::has_single_bit(size)) return std::nullopt;
   const uint64_t n = head - tail;  // unsigned: a head behind tail shows up as huge
-  if (n > size) return false;
-  if (n == 0) return true;
+  if (n > size) return std::nullopt;
   const uint64_t start = tail & (size - 1);
   const uint64_t first = std::min(n, size - start);
-  out.resize(static_cast<size_t>(n));
-  std::memcpy(out.data(), data + start, static_cast<size_t>(first));
-  if (first < n) std::memcpy(out.data() + first, data, static_cast<size_t>(n - first));
-  return true;
+  if (first == n) return std::span<const uint8_t>(data + start, static_cast<size_t>(n));
+  scratch.resize(static_cast<size_t>(n));
+  std::memcpy(scratch.data(), data + start, static_cast<size_t>(first));
+  std::memcpy(scratch.data() + first, data, static_cast<size_t>(n - first));
+  return std::span<const uint8_t>(scratch);
 }
 
 }  // namespace strata::sampler

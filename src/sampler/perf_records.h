@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -145,12 +146,14 @@ struct ParseStats {
 ParseStats parse_records(std::span<const uint8_t> bytes, const SampleLayout& layout,
                          RecordSink& sink);
 
-// Copies the ring bytes [tail, head) out of a ring data area of `size` bytes
-// (a power of two), unwrapping the part that runs past the end. The kernel's
-// positions are free-running counters, taken modulo size here. Returns false
-// (and copies nothing) if head - tail exceeds the ring size or size is not a
-// power of two: the positions are then not trustworthy.
-bool copy_from_ring(const uint8_t* data, uint64_t size, uint64_t tail, uint64_t head,
-                    std::vector<uint8_t>& out);
+// The ring bytes [tail, head) of a ring data area of `size` bytes (a power
+// of two) as one contiguous view: straight into the ring when they do not
+// run past its end (no copy: the reader parses them in place before it
+// releases the space), otherwise unwrapped into `scratch`. The kernel's
+// positions are free-running counters, taken modulo size here. Returns
+// nullopt if head - tail exceeds the ring size or size is not a power of
+// two: the positions are then not trustworthy.
+std::optional<std::span<const uint8_t>> view_ring(const uint8_t* data, uint64_t size, uint64_t tail,
+                                                  uint64_t head, std::vector<uint8_t>& scratch);
 
 }  // namespace strata::sampler

@@ -146,22 +146,25 @@ class PerfRing {
     }
   }
 
-  // Copies out what the kernel has written and releases it. Returns false if
-  // the positions were inconsistent (the unread data is then dropped).
-  bool drain(std::vector<uint8_t>& out) {
-    out.clear();
+  // Hands what the kernel has written to `consume` (parsed in place where it
+  // does not wrap), then releases the space. Returns false if the positions
+  // were inconsistent (the unread data is then dropped).
+  template <typename Consume>
+  bool drain(std::vector<uint8_t>& scratch, Consume&& consume) {
     if (!base_) return true;
     auto* meta = static_cast<perf_event_mmap_page*>(base_);
     // Acquire pairs with the kernel's store of data_head after writing the
     // records (the kernel documents an smp_rmb after reading data_head).
     const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
     const uint64_t tail = meta->data_tail;  // only we write it
+    if (head == tail) return true;
     const auto* data = static_cast<const uint8_t*>(base_) + data_offset_;
-    const bool ok = copy_from_ring(data, data_size_, tail, head, out);
+    auto bytes = view_ring(data, data_size_, tail, head, scratch);
+    if (bytes) consume(*bytes);
     // Release: our reads of the records happen before the kernel may reuse
     // the space.
     __atomic_store_n(&meta->data_tail, head, __ATOMIC_RELEASE);
-    return ok;
+    return bytes.has_value();
   }
 
  private:
@@ -331,10 +334,13 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
   attr.use_clockid = 1;
   attr.clockid = CLOCK_MONOTONIC;
   attr.build_id = o.mmap_build_id ? 1 : 0;
-  // Wake the poller when a quarter of the ring is full: at 1 kHz with 16 KiB
-  // stacks one busy thread writes ~16 MB/s, so a 512 KiB ring fills in ~30 ms.
+  // Wake the poller when half the ring is full (the kernel's own default, and
+  // perf record's): at 1 kHz with 16 KiB stacks one busy thread writes
+  // ~16 MB/s, so a 512 KiB ring fills in ~30 ms and the poller, woken at
+  // ~16 ms, has as long again before anything is lost. Each wakeup preempts
+  // a thread of the target on a busy machine: fewer is cheaper.
   attr.watermark = 1;
-  attr.wakeup_watermark = static_cast<uint32_t>(std::max<uint64_t>(ring_bytes / 4, 4096));
+  attr.wakeup_watermark = static_cast<uint32_t>(std::max<uint64_t>(ring_bytes / 2, 4096));
   return attr;
 }
 
@@ -533,17 +539,21 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
   if (options.on_child) options.on_child(pid);
 
   ProfileBuilder builder(profile);
+  // Address space only (pages are touched as samples arrive): spares the
+  // first few seconds of a dwarf-mode run the arena's regrowth copies.
+  if (options.mode == StackMode::kDwarf) profile.stacks.reserve(size_t{64} << 20);
   std::vector<uint8_t> scratch;
+  auto consume = [&](std::span<const uint8_t> bytes) {
+    if (options.on_ring_bytes) options.on_ring_bytes(bytes);
+    ParseStats st = parse_records(bytes, profile.layout, builder);
+    profile.counters.records += st.records;
+    profile.counters.unknown_records += st.unknown_records;
+    profile.counters.bad_records += st.bad_records;
+    profile.counters.bad_bytes += st.bad_bytes;
+  };
   auto drain_all = [&] {
     for (auto& ring : rings) {
-      if (!ring->drain(scratch)) profile.counters.ring_errors++;
-      if (scratch.empty()) continue;
-      if (options.on_ring_bytes) options.on_ring_bytes(scratch);
-      ParseStats st = parse_records(scratch, profile.layout, builder);
-      profile.counters.records += st.records;
-      profile.counters.unknown_records += st.unknown_records;
-      profile.counters.bad_records += st.bad_records;
-      profile.counters.bad_bytes += st.bad_bytes;
+      if (!ring->drain(scratch, consume)) profile.counters.ring_errors++;
     }
   };
 

@@ -1,6 +1,7 @@
 // Launch-overhead probe for scripts/gpu-agent-check: N empty <<<1,32>>>
 // launches after a warm-up, timed on CLOCK_MONOTONIC including the final
-// sync. Prints "us_per_launch X".
+// sync. Prints "us_per_launch X", then "main_end_monotonic_ns T": the end of
+// main, from which a tracer's flush, teardown and post-processing are timed.
 //   launch_bench [N]
 #include "common.h"
 
@@ -15,5 +16,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaDeviceSynchronize());
   long long end = monotonic_ns();
   std::printf("us_per_launch %.3f\n", (end - start) / 1000.0 / n);
+  std::printf("main_end_monotonic_ns %lld\n", monotonic_ns());
+  std::fflush(stdout);
   return 0;
 }

@@ -379,37 +379,49 @@ TEST(ParseRecordsTest, MixedBufferParsesCompletely) {
   EXPECT_EQ(sink.mmaps.size(), 3u);
 }
 
-TEST(CopyFromRingTest, ContiguousAndWrapped) {
+TEST(ViewRingTest, ContiguousBytesAreViewedInPlaceWrappedOnesUnwrapped) {
   std::vector<uint8_t> ring(64);
   for (size_t i = 0; i < ring.size(); ++i) ring[i] = static_cast<uint8_t>(i);
-  std::vector<uint8_t> out;
-  ASSERT_TRUE(copy_from_ring(ring.data(), 64, 8, 24, out));
-  EXPECT_EQ(out, std::vector<uint8_t>(ring.begin() + 8, ring.begin() + 24));
+  std::vector<uint8_t> scratch;
+  auto v = view_ring(ring.data(), 64, 8, 24, scratch);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->data(), ring.data() + 8);  // no copy
+  EXPECT_EQ(std::vector<uint8_t>(v->begin(), v->end()),
+            std::vector<uint8_t>(ring.begin() + 8, ring.begin() + 24));
+  EXPECT_TRUE(scratch.empty());
   // Free-running positions: tail 3*64+48 = ring offset 48, 32 bytes wrap to 16.
-  ASSERT_TRUE(copy_from_ring(ring.data(), 64, 3 * 64 + 48, 3 * 64 + 80, out));
+  v = view_ring(ring.data(), 64, 3 * 64 + 48, 3 * 64 + 80, scratch);
+  ASSERT_TRUE(v);
   std::vector<uint8_t> expect(ring.begin() + 48, ring.end());
   expect.insert(expect.end(), ring.begin(), ring.begin() + 16);
-  EXPECT_EQ(out, expect);
-  // Exactly full.
-  ASSERT_TRUE(copy_from_ring(ring.data(), 64, 32, 96, out));
-  EXPECT_EQ(out.size(), 64u);
-  EXPECT_EQ(out[0], 32);
-  EXPECT_EQ(out[63], 31);
+  EXPECT_EQ(v->data(), scratch.data());
+  EXPECT_EQ(std::vector<uint8_t>(v->begin(), v->end()), expect);
+  // Exactly full, starting mid-ring.
+  v = view_ring(ring.data(), 64, 32, 96, scratch);
+  ASSERT_TRUE(v);
+  ASSERT_EQ(v->size(), 64u);
+  EXPECT_EQ((*v)[0], 32);
+  EXPECT_EQ((*v)[63], 31);
+  // Exactly full from offset 0: the whole ring, in place.
+  v = view_ring(ring.data(), 64, 128, 192, scratch);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->data(), ring.data());
+  EXPECT_EQ(v->size(), 64u);
 }
 
-TEST(CopyFromRingTest, EmptyAndInconsistentPositions) {
+TEST(ViewRingTest, EmptyAndInconsistentPositions) {
   std::vector<uint8_t> ring(64, 1);
-  std::vector<uint8_t> out = {9};
-  EXPECT_TRUE(copy_from_ring(ring.data(), 64, 40, 40, out));
-  EXPECT_TRUE(out.empty());
-  EXPECT_FALSE(copy_from_ring(ring.data(), 64, 0, 65, out));  // more than the ring holds
-  EXPECT_FALSE(copy_from_ring(ring.data(), 64, 10, 5, out));  // head behind tail
-  EXPECT_FALSE(copy_from_ring(ring.data(), 48, 0, 8, out));   // not a power of two
-  EXPECT_FALSE(copy_from_ring(ring.data(), 0, 0, 0, out));
-  EXPECT_TRUE(out.empty());
+  std::vector<uint8_t> scratch;
+  auto v = view_ring(ring.data(), 64, 40, 40, scratch);
+  ASSERT_TRUE(v);
+  EXPECT_TRUE(v->empty());
+  EXPECT_FALSE(view_ring(ring.data(), 64, 0, 65, scratch));  // more than the ring holds
+  EXPECT_FALSE(view_ring(ring.data(), 64, 10, 5, scratch));  // head behind tail
+  EXPECT_FALSE(view_ring(ring.data(), 48, 0, 8, scratch));   // not a power of two
+  EXPECT_FALSE(view_ring(ring.data(), 0, 0, 0, scratch));
 }
 
-TEST(CopyFromRingTest, WrappedRecordsParse) {
+TEST(ViewRingTest, WrappedRecordsParse) {
   // Records laid into a small ring across its end come back parseable.
   RecordWriter w;
   w.comm(1, 1, "first", false, 1);
@@ -420,10 +432,11 @@ TEST(CopyFromRingTest, WrappedRecordsParse) {
   std::vector<uint8_t> ring(size, 0xcc);
   const uint64_t tail = 5 * size + 96;
   for (size_t i = 0; i < recs.size(); ++i) ring[(tail + i) % size] = recs[i];
-  std::vector<uint8_t> out;
-  ASSERT_TRUE(copy_from_ring(ring.data(), size, tail, tail + recs.size(), out));
+  std::vector<uint8_t> scratch;
+  auto v = view_ring(ring.data(), size, tail, tail + recs.size(), scratch);
+  ASSERT_TRUE(v);
   CollectingSink sink;
-  ParseStats st = parse_records(out, dwarf_layout(), sink);
+  ParseStats st = parse_records(*v, dwarf_layout(), sink);
   EXPECT_EQ(st.records, 2u);
   EXPECT_EQ(st.bad_records, 0u);
 }

@@ -1,0 +1,144 @@
+"""Tracing overhead of `strata trace` against bare runs, `nsys profile --trace=cuda`
+and torch.profiler, side by side in one run on the GPU machine (interleaved rounds,
+the order rotated per round; medians of per-round differences against that round's
+bare run).
+
+Workloads, each timed by the program itself (in-run: tracer start-up and
+post-processing are not in it):
+  launch  100k empty <<<1,32>>> launches, no sync between (tests/gpu/launch_bench.cu),
+          figure: us per launch
+  torch   20k `x = x + 1.0` on an 8x8 CUDA tensor, then a sync, figure: us per iteration
+Extra strata rows set STRATA_AGENT_RECORD / STRATA_AGENT_CLOCK (docs/agent.md) to show
+where the agent's cost goes.
+
+Goals (the GPU timeline issue): launch: strata's added us <= half of nsys's;
+torch: strata's added time <= half of torch.profiler's and <= half of nsys's.
+
+usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS]
+Prints a table last; per-run figures go to OUTDIR/gpu_trace_overhead.json.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+os.makedirs(outdir, exist_ok=True)
+strata = f"{build}/bin/strata"
+nsys = os.environ.get("NSYS", "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys")
+python = os.environ.get("PYTHON", "/opt/torch/.venv/bin/python3")
+env_libs = {"LD_LIBRARY_PATH": f"{build}/runtime-libs"}
+
+TORCH_LOOP = """
+import sys, time, torch
+x = torch.zeros(8, 8, device="cuda")
+for _ in range(1000): x = x + 1.0
+torch.cuda.synchronize()
+def loop():
+    global x
+    t = time.perf_counter()
+    for _ in range(20000): x = x + 1.0
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) / 20000 * 1e6
+if sys.argv[1:] == ["profiler"]:
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        us = loop()
+else:
+    us = loop()
+print("us_per_iter", us)
+"""
+
+
+def strata_trace(name, cmd, extra_env=None):
+    argv = [strata, "trace", "--stats", "false", "--force", "-o", f"{outdir}/{name}.sqlite", "--"]
+    return argv + cmd, {**env_libs, **(extra_env or {})}
+
+
+def nsys_profile(name, cmd):
+    return [nsys, "profile", "--trace=cuda", "--sample=none", "--cpuctxsw=none",
+            "--force-overwrite=true", "-o", f"{outdir}/{name}"] + cmd, {}
+
+
+launch = [f"{build}/bin/launch_bench", "100000"]
+torch_cmd = [python, "-c", TORCH_LOOP]
+workloads = {
+    "launch": ("us_per_launch", {
+        "bare": (launch, {}),
+        "strata": strata_trace("launch", launch),
+        "strata kernel,runtime": strata_trace("launch-kr", launch,
+                                              {"STRATA_AGENT_RECORD": "kernel,runtime"}),
+        "strata without driver": strata_trace(
+            "launch-nodrv", launch,
+            {"STRATA_AGENT_RECORD": "kernel,runtime,memory,sync,nvtx,meta"}),
+        "strata cupti clock": strata_trace("launch-clk", launch, {"STRATA_AGENT_CLOCK": "cupti"}),
+        "nsys": nsys_profile("nsys-launch", launch),
+    }),
+    "torch": ("us_per_iter", {
+        "bare": (torch_cmd, {}),
+        "strata": strata_trace("torch", torch_cmd),
+        "strata kernel,runtime": strata_trace("torch-kr", torch_cmd,
+                                              {"STRATA_AGENT_RECORD": "kernel,runtime"}),
+        "torch.profiler": (torch_cmd + ["profiler"], {}),
+        "nsys": nsys_profile("nsys-torch", torch_cmd),
+    }),
+}
+
+
+def run(argv, extra_env, key):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env={**os.environ, **extra_env}, timeout=300)
+    m = re.findall(rf"^{key} ([\d.]+)", p.stdout, re.M)
+    if not m:
+        print(f"no {key} from: {' '.join(argv)[:200]} (exit {p.returncode})\n{p.stderr[-600:]}",
+              file=sys.stderr)
+        return None
+    return float(m[-1])
+
+
+results = {}
+for wname, (key, configs) in workloads.items():
+    names = list(configs)
+    for name in names:  # warm-up: caches, JIT, the driver's first-context costs
+        run(*configs[name], key)
+    data = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            data[name].append(run(*configs[name], key))
+    results[wname] = data
+
+with open(f"{outdir}/gpu_trace_overhead.json", "w") as f:
+    json.dump(results, f, indent=1)
+
+
+def added(data, name):
+    """Median over rounds of (config - bare) in that round; None if nothing ran."""
+    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
+    return statistics.median(diffs) if diffs else None
+
+
+print(f"\ntracing overhead, {rounds} interleaved rounds, medians of per-round differences vs bare")
+print(f"{'workload':8s} {'tool':24s} {'median':>9s} {'added':>8s} {'ratio':>7s}")
+verdicts = []
+for wname, data in results.items():
+    unit = workloads[wname][0]
+    bare = statistics.median(x for x in data["bare"] if x is not None)
+    for name in data:
+        vals = [x for x in data[name] if x is not None]
+        if not vals:
+            print(f"{wname:8s} {name:24s} {'failed':>9s}")
+            continue
+        med = statistics.median(vals)
+        add = added(data, name) if name != "bare" else 0.0
+        print(f"{wname:8s} {name:24s} {med:9.3f} {add:+8.3f} {med / bare:7.2f}  {unit}")
+    s = added(data, "strata")
+    peers = [p for p in ("nsys", "torch.profiler") if p in data and added(data, p) is not None]
+    for p in peers:
+        ok = s is not None and s <= 0.5 * added(data, p)
+        verdicts.append(f"{wname}: strata +{s:.3f} vs half of {p} +{0.5 * added(data, p):.3f}:"
+                        f" {'met' if ok else 'NOT met'}")
+print("\n".join(verdicts))
