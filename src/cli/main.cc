@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add(add_report);
   add(add_export);
   add(add_info);
+  add(add_occupancy);
   add(add_version);
 
   try {

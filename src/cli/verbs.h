@@ -29,6 +29,7 @@ VerbRunner add_trace(CLI::App& app);
 VerbRunner add_report(CLI::App& app);
 VerbRunner add_export(CLI::App& app);
 VerbRunner add_info(CLI::App& app);
+VerbRunner add_occupancy(CLI::App& app);
 VerbRunner add_version(CLI::App& app);
 
 }  // namespace strata::cli
