@@ -1,11 +1,14 @@
-// What every recording verb does first: pick the trace file (-o, or the
-// first free STEM<N>.sqlite), create it, and start the run's metadata.
+// What every recording verb does first: pick the trace file (-o, with nsys's
+// %q{VAR}, %p, %h and %% expanded, or the first free STEM<N>.sqlite), create
+// it, start the run's metadata, and record which rank of a distributed job
+// this is (strata_ranks: launcher variables and a clock pair).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "store/rank_rows.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -14,9 +17,11 @@ struct NewTrace {
   std::string path;
   store::TraceWriter writer;
   store::RunInfo info;  // verb, command, directory, host, strata version and start time
+  store::RankRow rank;  // already written into the trace
 };
 
 // On failure prints the one-line error and returns nullopt: the verb exits 2.
+// A bad output name (unknown specifier, unset variable) is such a failure.
 std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
                                     const std::string& stem, const std::string& verb,
                                     const std::vector<std::string>& command);

@@ -2,24 +2,33 @@
 // tables of a `strata bench` trace, the pstats tables of a `strata cpu` one,
 // and nsys's GPU summaries (--report NAME,...) of a CUDA trace or of an
 // Nsight Systems SQLite export.
+// `strata report FILE FILE...`: the ranks of one distributed job, one file per
+// rank, side by side: rank_sum, collective_sum, straggler_sum
+// (analysis/multi_rank.h, docs/multi-gpu.md).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
 
 #include "analysis/bench.h"
+#include "analysis/multi_rank.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/gpu_report_print.h"
 #include "cli/verbs.h"
+#include "common/strings.h"
 #include "report/bench_report.h"
+#include "report/multi_rank_report.h"
 #include "store/cpu_profile_rows.h"
+#include "store/gpu_tables.h"
+#include "store/rank_rows.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
 namespace {
 
 struct ReportOptions {
-  std::string file;
+  std::vector<std::string> files;
+  std::string file;  // the first of `files`
   std::vector<std::string>
       reports;  // GPU report names; empty: the --stats set when CUDA data exists
   CpuReportFlags cpu;
@@ -86,18 +95,114 @@ int run_report(const ReportOptions& opt) {
   return kExitOk;
 }
 
+// One file of a multi-rank report: its run, rank row and GPU activity.
+Result<analysis::RankInput> load_rank_input(const std::string& file) {
+  auto reader = store::TraceReader::open(file);
+  if (!reader) return reader.error();
+  analysis::RankInput in;
+  in.source = printable(file);
+  if (auto run = reader->run()) in.host = run->host;
+  auto rows = store::read_rank_rows(*reader);
+  if (!rows) return rows.error();
+  // A row for the whole command (strata ran inside the rank) wins over
+  // per-process rows.
+  const store::RankRow* row = nullptr;
+  for (const auto& r : *rows) {
+    if (!r.global_pid) {
+      row = &r;
+      break;
+    }
+  }
+  if (row == nullptr && !rows->empty()) row = &rows->front();
+  if (row != nullptr) {
+    in.rank = row->rank;
+    in.local_rank = row->local_rank;
+    in.world_size = row->world_size;
+    in.launcher = row->launcher;
+    in.job_id = row->job_id;
+    in.boot_id = row->boot_id;
+    in.clock =
+        analysis::ClockPair{row->clock_monotonic_ns, row->clock_realtime_ns, row->clock_error_ns};
+  }
+  store::GpuLoadOptions load;
+  load.tables = store::kKernelTable | store::kMemcpyTable | store::kMemsetTable;
+  load.kernel_links = true;
+  auto gpu = store::load_gpu_tables(reader->handle(), reader->path(), load);
+  if (!gpu) return gpu.error();
+  in.gpu = std::move(gpu).value();
+  return in;
+}
+
+int run_multi_report(const ReportOptions& opt) {
+  const auto& known = report::multi_rank_report_names();
+  for (const auto& name : opt.reports) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      std::fprintf(stderr, "strata: unknown --report '%s' with several files (known: %s)\n",
+                   name.c_str(), list.c_str());
+      return kExitUsage;
+    }
+  }
+  auto format = report::parse_format(opt.cpu.format);
+  if (!format) {
+    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+    return kExitUsage;
+  }
+  std::vector<analysis::RankInput> inputs;
+  for (const auto& file : opt.files) {
+    auto in = load_rank_input(file);
+    if (!in) {
+      std::fprintf(stderr, "strata: %s\n", in.error().message.c_str());
+      return kExitUsage;
+    }
+    inputs.push_back(std::move(in).value());
+  }
+  auto result = analysis::analyze_ranks(inputs);
+  for (const auto& w : result.warnings) {
+    std::fprintf(stderr, "strata: warning: %s\n", printable(w).c_str());
+  }
+  const auto& names = opt.reports.empty() ? known : opt.reports;
+  bool first = true;
+  for (const auto& name : names) {
+    report::GpuReport r;
+    if (name == "rank_sum") {
+      r = report::rank_sum_report(result, inputs);
+    } else if (name == "collective_sum") {
+      r = report::collective_sum_report(result, opt.cpu.limit);
+    } else {
+      r = report::straggler_sum_report(result);
+    }
+    if (!first && *format == report::Format::kTable) std::fputs("\n", stdout);
+    first = false;
+    std::fputs(report::render_gpu_report(r, *format).c_str(), stdout);
+    if (*format != report::Format::kTable) {
+      for (const auto& note : r.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+    }
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 VerbRunner add_report(CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
   auto* sub = app.add_subcommand("report", "Print the reports of a recorded trace again");
-  sub->add_option("file", opt->file, "Trace file")->required();
+  sub->add_option("files", opt->files,
+                  "Trace file; several files: the ranks of one job, one file per rank")
+      ->required();
   sub->add_option("--report", opt->reports,
                   "GPU reports: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, "
-                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum")
+                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum; with several "
+                  "files: rank_sum, collective_sum, straggler_sum")
       ->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
-  return [opt] { return run_report(*opt); };
+  return [opt] {
+    if (opt->files.size() > 1) return run_multi_report(*opt);
+    opt->file = opt->files.front();
+    return run_report(*opt);
+  };
 }
 
 }  // namespace strata::cli

@@ -278,7 +278,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
 // ThreadNames/PROCESSES; *_id columns naming text are StringIds ids.
-constexpr std::array<std::string_view, 12> kStrataTables = {
+constexpr std::array<std::string_view, 13> kStrataTables = {
     // One row: what was run, by which strata, with which outcome.
     R"sql(CREATE TABLE strata_run (
     id                INTEGER   NOT NULL   PRIMARY KEY   CHECK (id = 1),
@@ -390,6 +390,27 @@ constexpr std::array<std::string_view, 12> kStrataTables = {
     R"sql(CREATE TABLE strata_counters (
     name              TEXT      NOT NULL   PRIMARY KEY,   -- e.g. spool.chunks_bad_crc
     value             INTEGER   NOT NULL
+);)sql",
+    // Which rank of a distributed job the run was (from the launcher's
+    // variables) and a clock pair to line its CLOCK_MONOTONIC timestamps up
+    // with other hosts'. Added within schema v1: it is a new table that v1
+    // readers never query, and files written before it simply lack it (a
+    // reader treats that as "no rank, no clock pair"), so no reader of
+    // either age misreads a file. Changing an existing table's columns or
+    // meaning would need a new version.
+    R"sql(CREATE TABLE strata_ranks (
+    global_pid        INTEGER,              -- the rank's process; NULL: the whole profiled command (strata ran inside the rank)
+    rank              INTEGER,              -- global rank; NULL when no launcher variable gave one
+    local_rank        INTEGER,              -- rank on this host
+    world_size        INTEGER,
+    local_world_size  INTEGER,
+    launcher          TEXT      NOT NULL,   -- torchrun, openmpi, pmi, pmix, slurm; empty when none
+    job_id            TEXT      NOT NULL,   -- TORCHELASTIC_RUN_ID or SLURM_JOB_ID[.SLURM_STEP_ID]; empty when unknown
+    variables         TEXT      NOT NULL,   -- the launcher variables read, and CUDA_VISIBLE_DEVICES, as a JSON object
+    boot_id           TEXT,                 -- /proc/sys/kernel/random/boot_id: equal ids share one CLOCK_MONOTONIC
+    clock_monotonic_ns INTEGER  NOT NULL,   -- CLOCK_MONOTONIC at the moment ...
+    clock_realtime_ns INTEGER   NOT NULL,   -- ... CLOCK_REALTIME read this value
+    clock_error_ns    INTEGER   NOT NULL    -- bound on how far apart the two readings are
 );)sql",
 };
 
