@@ -18,6 +18,14 @@ Cell count_cell(int64_t n) {
   return number_cell(static_cast<double>(n), 0);
 }
 
+// A rank's label as a number where it is one (JSON gets a number, as in
+// rank_sum's Rank column), else as text ("1 (b.sqlite)", a file name).
+Cell rank_label_cell(const std::string& label) {
+  bool digits = !label.empty() && label.size() < 16 &&
+                label.find_first_not_of("0123456789") == std::string::npos;
+  return digits ? number_cell(std::stod(label), 0) : text_cell(printable(label));
+}
+
 std::string devices_text(const std::vector<int64_t>& devices) {
   std::string out;
   for (int64_t d : devices) out += (out.empty() ? "" : ",") + std::to_string(d);
@@ -104,8 +112,8 @@ GpuReport collective_sum_report(const analysis::MultiRankResult& result, size_t 
   GpuReport r;
   r.table.title = " ** NCCL Collectives, Longest Delay First (collective_sum):";
   r.table.columns = {{"Collective", Align::kLeft},      {"Instance", Align::kRight},
-                     {"Ranks", Align::kRight},          {"Last Rank", Align::kLeft},
-                     {"Delay (ns)", Align::kRight},     {"First Rank", Align::kLeft},
+                     {"Ranks", Align::kRight},          {"Last Rank", Align::kRight},
+                     {"Delay (ns)", Align::kRight},     {"First Rank", Align::kRight},
                      {"Mean Wait (ns)", Align::kRight}, {"End Spread (ns)", Align::kRight},
                      {"Start (ns)", Align::kRight}};
   std::vector<size_t> order(result.collectives.size());
@@ -120,12 +128,12 @@ GpuReport collective_sum_report(const analysis::MultiRankResult& result, size_t 
   for (size_t i : order) {
     const auto& c = result.collectives[i];
     int64_t start = *std::min_element(c.start_ns.begin(), c.start_ns.end());
-    r.table.rows.push_back(
-        {text_cell(std::string(analysis::collective_name(c.type))), count_cell(c.index + 1),
-         count_cell(static_cast<int64_t>(c.ranks.size())),
-         text_cell(printable(result.ranks[c.last].label)), ns_cell(c.delay_ns),
-         text_cell(printable(result.ranks[c.first].label)), ns_cell(c.mean_wait_ns),
-         ns_cell(c.end_spread_ns), ns_cell(start - result.origin_ns)});
+    r.table.rows.push_back({text_cell(std::string(analysis::collective_name(c.type))),
+                            count_cell(c.index + 1),
+                            count_cell(static_cast<int64_t>(c.ranks.size())),
+                            rank_label_cell(result.ranks[c.last].label), ns_cell(c.delay_ns),
+                            rank_label_cell(result.ranks[c.first].label), ns_cell(c.mean_wait_ns),
+                            ns_cell(c.end_spread_ns), ns_cell(start - result.origin_ns)});
   }
   if (result.collectives.empty()) {
     r.notes.push_back("No NCCL kernels to match across the ranks.");
@@ -140,14 +148,14 @@ GpuReport collective_sum_report(const analysis::MultiRankResult& result, size_t 
 GpuReport straggler_sum_report(const analysis::MultiRankResult& result) {
   GpuReport r;
   r.table.title = " ** Stragglers per Rank (straggler_sum):";
-  r.table.columns = {{"Rank", Align::kLeft},
+  r.table.columns = {{"Rank", Align::kRight},
                      {"Times Last", Align::kRight},
                      {"Delay Caused (ns)", Align::kRight},
                      {"Max Delay (ns)", Align::kRight},
                      {"Waited (ns)", Align::kRight},
                      {"Max Wait (ns)", Align::kRight}};
   for (const auto& s : result.ranks) {
-    r.table.rows.push_back({text_cell(printable(s.label)), count_cell(s.times_last),
+    r.table.rows.push_back({rank_label_cell(s.label), count_cell(s.times_last),
                             ns_cell(s.delay_caused_ns), ns_cell(s.max_delay_ns), ns_cell(s.wait_ns),
                             ns_cell(s.max_wait_ns)});
   }

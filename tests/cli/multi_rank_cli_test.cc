@@ -127,7 +127,7 @@ TEST(MultiRankCli, JsonStragglerTable) {
   auto collectives = nlohmann::json::parse(r.out.substr(0, split + 2));
   auto ranks = nlohmann::json::parse(r.out.substr(split + 2));
   ASSERT_EQ(collectives.size(), 3u);
-  EXPECT_EQ(collectives[0]["Last Rank"], "1");
+  EXPECT_EQ(collectives[0]["Last Rank"], 1);
   double delay = collectives[0]["Delay (ns)"];
   EXPECT_NEAR(delay, 50.0 * kMs, 5.0 * kMs);
   ASSERT_EQ(ranks.size(), 2u);

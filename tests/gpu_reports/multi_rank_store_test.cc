@@ -112,8 +112,8 @@ TEST(MultiRankStore, PlantedStragglerThroughFiles) {
   ASSERT_EQ(json.size(), 3u);
   EXPECT_EQ(json[0]["Collective"], "AllReduce");
   EXPECT_EQ(json[0]["Instance"], 2);
-  EXPECT_EQ(json[0]["Last Rank"], "1");
-  EXPECT_EQ(json[0]["First Rank"], "0");
+  EXPECT_EQ(json[0]["Last Rank"], 1);
+  EXPECT_EQ(json[0]["First Rank"], 0);
   EXPECT_EQ(json[0]["Delay (ns)"], 50 * kMs);
   EXPECT_EQ(json[0]["Mean Wait (ns)"], 50 * kMs);
   EXPECT_EQ(json[0]["End Spread (ns)"], 0);

@@ -72,7 +72,7 @@ def main():
         top = collectives[0] if collectives else {}
         check(top.get("Collective") == "AllReduce" and top.get("Instance") == late,
               f"longest delay at AllReduce {late} ({top.get('Collective')} {top.get('Instance')})")
-        check(top.get("Last Rank") == str(slow), f"straggler rank {slow} ({top.get('Last Rank')})")
+        check(top.get("Last Rank") == slow, f"straggler rank {slow} ({top.get('Last Rank')})")
         got = top.get("Delay (ns)", 0)
         check(abs(got - delay_ns) <= 0.1 * delay_ns,
               f"delay {got / 1e6:.3f} ms within 10 % of {delay_ns / 1e6:.3f} ms")
