@@ -17,7 +17,7 @@ VerbRunner add_version(CLI::App& app) {
     std::printf("  report   reports of a trace or an nsys export   built\n");
     std::printf("  export   speedscope, folded stacks, SVG         built\n");
     std::printf("  info     trace database reader                  built\n");
-    std::printf("  occupancy occupancy calculator, ncu sections   built\n");
+    std::printf("  occupancy occupancy calculator, ncu sections    built\n");
     if (build::kHaveCuda) {
       std::printf("  trace    GPU timeline, CUPTI agent (CUDA %s)  built\n", build::kCudaVersion);
     } else {
