@@ -4,6 +4,8 @@
 // trace on one core. Prints records/s, the median of several runs.
 //
 //   ingest_speed [RECORDS [RUNS]]   (default 1000000 records, 5 runs)
+//   ingest_speed --spool FILE [RUNS]   time a recorded spool instead
+//   ingest_speed --write-spool FILE [RECORDS]   only write the synthetic spool
 #include <cupti_activity.h>
 #include <cupti_runtime_cbid.h>
 #include <unistd.h>
@@ -91,13 +93,20 @@ bool write_spool(const std::string& path, size_t records) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t records = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
-  int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "--write-spool" && argc > 2) {
+    size_t records = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1'000'000;
+    return write_spool(argv[2], records) ? 0 : 1;
+  }
+  const bool recorded = first == "--spool" && argc > 2;
+  size_t records = recorded ? 0 : argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
+  const int runs_arg = recorded ? 3 : 2;
+  int runs = argc > runs_arg ? std::atoi(argv[runs_arg]) : 5;
   std::string templ = (std::filesystem::temp_directory_path() / "ingest-speed-XXXXXX").string();
   if (mkdtemp(templ.data()) == nullptr) return 1;
-  std::string spool = templ + "/spool-4242.bin";
-  if (!write_spool(spool, records)) return 1;
-  std::printf("spool: %zu records, %.1f MiB\n", records,
+  std::string spool = recorded ? std::string(argv[2]) : templ + "/spool-4242.bin";
+  if (!recorded && !write_spool(spool, records)) return 1;
+  std::printf("spool: %s%.1f MiB\n", recorded ? "recorded, " : "synthetic, ",
               std::filesystem::file_size(spool) / 1048576.0);
 
   std::vector<double> ingest_rates, total_rates;
@@ -114,6 +123,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     auto t3 = std::chrono::steady_clock::now();
+    if (recorded && records == 0) records = stats->records;
     if (stats->records != records) {
       std::fprintf(stderr, "walked %llu records of %zu\n",
                    static_cast<unsigned long long>(stats->records), records);

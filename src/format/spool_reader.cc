@@ -42,6 +42,24 @@ struct SpoolReader::Storage {
     return map != nullptr ? static_cast<const std::byte*>(map) : bytes.data();
   }
   size_t size() const { return map != nullptr ? map_size : bytes.size(); }
+
+  // Drops the mapped pages before `offset` from this process's memory once
+  // they add up to kReleaseStep: a spool of a million launches is ~250 MB,
+  // and a reader that keeps every page it passed holds all of it (the
+  // largest part of strata trace's peak RSS, measured 2026-12-01). The pages
+  // stay in the page cache; a view into them faults them back in from the
+  // file (MADV_DONTNEED on an unmodified private file mapping), so chunks
+  // handed out earlier stay valid.
+  void release_before(size_t offset) {
+    if (map == nullptr) return;
+    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t end = offset / kPage * kPage;
+    if (end < released + kReleaseStep) return;
+    ::madvise(static_cast<std::byte*>(map) + released, end - released, MADV_DONTNEED);
+    released = end;
+  }
+  static constexpr size_t kReleaseStep = size_t{8} << 20;
+  size_t released = 0;
 };
 
 SpoolReader::SpoolReader(std::unique_ptr<Storage> storage, std::string name)
@@ -221,6 +239,7 @@ void SpoolReader::recover(size_t at, Check check) {
 }
 
 bool SpoolReader::next(Chunk* chunk) {
+  storage_->release_before(pos_);
   while (pos_ < size_) {
     size_t at = pos_;
     Check check = check_at(at);

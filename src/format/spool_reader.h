@@ -7,7 +7,9 @@
 // Allocation and ownership: open() maps the file read-only (from_bytes owns
 // the bytes it is given); the reader owns the mapping and chunks point into
 // it, valid while the reader lives. next() allocates only to copy a payload
-// that damage has left misaligned (see Chunk::payload).
+// that damage has left misaligned (see Chunk::payload). Memory: mapped pages
+// that next() has passed are dropped from the process in 8 MiB steps; they
+// fault back in from the file if a view into them is read again.
 // Errors: open() fails only on a file that is not a readable spool of a
 // major version this build knows; everything after the header is counted in
 // stats(), never an error.
