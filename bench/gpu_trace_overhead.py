@@ -14,7 +14,9 @@ where the agent's cost goes.
 Goals (the GPU timeline issue): launch: strata's added us <= half of nsys's;
 torch: strata's added time <= half of torch.profiler's and <= half of nsys's.
 
-usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS]
+usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [ablation]
+  ablation: strata alone, one record group at a time (STRATA_AGENT_RECORD), to see
+            which CUPTI kinds cost what; no goals checked
 Prints a table last; per-run figures go to OUTDIR/gpu_trace_overhead.json.
 """
 import json
@@ -26,6 +28,7 @@ import sys
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+ablation = sys.argv[4:] == ["ablation"]
 os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
 nsys = os.environ.get("NSYS", "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys")
@@ -63,7 +66,7 @@ def nsys_profile(name, cmd):
             "--force-overwrite=true", "-o", f"{outdir}/{name}"] + cmd, {}
 
 
-launch = [f"{build}/bin/launch_bench", "100000"]
+launch = [f"{build}/bin/gpu_launch_bench", "100000"]
 torch_cmd = [python, "-c", TORCH_LOOP]
 workloads = {
     "launch": ("us_per_launch", {
@@ -86,6 +89,28 @@ workloads = {
         "nsys": nsys_profile("nsys-torch", torch_cmd),
     }),
 }
+
+if ablation:
+    def groups(name, cmd, record):
+        return strata_trace(name, cmd, {"STRATA_AGENT_RECORD": record})
+    workloads = {
+        "launch": ("us_per_launch", {
+            "bare": (launch, {}),
+            "kernel": groups("l-k", launch, "kernel"),
+            "runtime": groups("l-r", launch, "runtime"),
+            "kernel,runtime": groups("l-kr", launch, "kernel,runtime"),
+        }),
+        "torch": ("us_per_iter", {
+            "bare": (torch_cmd, {}),
+            "kernel,runtime": groups("t-kr", torch_cmd, "kernel,runtime"),
+            "+driver": groups("t-d", torch_cmd, "kernel,runtime,driver"),
+            "+memory": groups("t-m", torch_cmd, "kernel,runtime,memory"),
+            "+sync": groups("t-s", torch_cmd, "kernel,runtime,sync"),
+            "+nvtx": groups("t-n", torch_cmd, "kernel,runtime,nvtx"),
+            "+meta": groups("t-x", torch_cmd, "kernel,runtime,meta"),
+            "all (default)": strata_trace("t-all", torch_cmd),
+        }),
+    }
 
 
 def run(argv, extra_env, key):
@@ -135,6 +160,8 @@ for wname, data in results.items():
         med = statistics.median(vals)
         add = added(data, name) if name != "bare" else 0.0
         print(f"{wname:8s} {name:24s} {med:9.3f} {add:+8.3f} {med / bare:7.2f}  {unit}")
+    if ablation:
+        continue
     s = added(data, "strata")
     peers = [p for p in ("nsys", "torch.profiler") if p in data and added(data, p) is not None]
     for p in peers:

@@ -32,7 +32,7 @@ nsys_dir = "/opt/nvidia/nsight-compute/2025.3.1/host"
 nsys = f"{nsys_dir}/target-linux-x64/nsys"
 importer = f"{nsys_dir}/linux-desktop-glibc_2_11_3-x64/QdstrmImporter"
 reports = "nvtx_sum,cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_gpu_mem_size_sum"
-target = [f"{build}/bin/launch_bench", str(launches)]
+target = [f"{build}/bin/gpu_launch_bench", str(launches)]
 
 
 def main_end(stdout):
