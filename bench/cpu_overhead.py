@@ -15,6 +15,7 @@ default is 16 KiB).
 usage: cpu_overhead.py BUILD_DIR OUTDIR [ROUNDS]
   PERF=path  the perf binary (default: perf on PATH)
   the workloads' own sizes scale with STRATA_BENCH_SCALE (default 1)
+  STRATA_BENCH_WORKLOADS=cpu_hotspot,cpu_threads4  run only the ones named
 """
 import os
 import re
@@ -36,6 +37,9 @@ workloads = {
     f"cpu_hotspot slow {lines}": [f"{build}/bin/cpu_hotspot", "--mode", "slow", "--lines", lines],
     "cpu_threads4": [f"{build}/bin/cpu_threads4", "--iters", iters],
 }
+only = os.environ.get("STRATA_BENCH_WORKLOADS")
+if only:
+    workloads = {k: v for k, v in workloads.items() if k.split()[0] in only.split(",")}
 
 
 def tools(name, cmd):
