@@ -275,6 +275,7 @@ bool SpoolReader::next(Chunk* chunk) {
       std::memcpy(scratch_.data(), payload.data(), length);
       payload = {reinterpret_cast<const std::byte*>(scratch_.data()), length};
     }
+    chunk->in_file = payload.data() == p + kChunkHeaderSize;
     chunk->kind = static_cast<ChunkKind>(kind);
     chunk->payload = payload;
     chunk->offset = at;

@@ -36,6 +36,7 @@ struct Chunk {
   // next call to next().
   std::span<const std::byte> payload;
   uint64_t offset = 0;  // of the chunk header in the file, for messages
+  bool in_file = true;  // payload views the file (valid while the reader lives), not a copy
 };
 
 struct SpoolStats {

@@ -113,7 +113,7 @@ class Ingester {
     std::vector<uint32_t> sync_contexts;
   };
 
-  Status collect_metadata(format::SpoolReader& reader, Spool& spool);
+  void collect_metadata(const format::Chunk& chunk, Spool& spool);
   Status walk_buffer(Spool& spool, std::span<const std::byte> records);
   Status record(Spool& spool, uint32_t kind, const std::byte* at);
   Status finish_spool(Spool& spool, const format::SpoolStats& stats);
@@ -206,52 +206,50 @@ Result<int64_t> Ingester::domain(Spool& spool, uint64_t id, int64_t first_seen,
   return domain_id;
 }
 
-Status Ingester::collect_metadata(format::SpoolReader& reader, Spool& spool) {
-  format::Chunk chunk;
-  while (reader.next(&chunk)) {
-    switch (chunk.kind) {
-      case format::ChunkKind::kStrings: {
-        auto strings = format::decode_strings(chunk.payload);
-        if (!strings) {
-          ++bad_payloads_;
-          break;
-        }
-        for (const auto& s : *strings) spool.strings.emplace(s.id, std::string(s.text));
+// Strings, thread names, process info and drop counters: everything a
+// record may need to be written, collected before any record is walked.
+void Ingester::collect_metadata(const format::Chunk& chunk, Spool& spool) {
+  switch (chunk.kind) {
+    case format::ChunkKind::kStrings: {
+      auto strings = format::decode_strings(chunk.payload);
+      if (!strings) {
+        ++bad_payloads_;
         break;
       }
-      case format::ChunkKind::kThreadName: {
-        auto name = format::decode_thread_name(chunk.payload);
-        if (!name) {
-          ++bad_payloads_;
-          break;
-        }
-        spool.thread_names[name->tid] = std::string(name->name);
-        break;
-      }
-      case format::ChunkKind::kProcessInfo: {
-        auto info = format::decode_process_info(chunk.payload);
-        if (!info) {
-          ++bad_payloads_;
-          break;
-        }
-        spool.exe = std::string(info->exe);
-        break;
-      }
-      case format::ChunkKind::kDropCounters: {
-        auto counters = format::decode_drop_counters(chunk.payload);
-        if (!counters) {
-          ++bad_payloads_;
-          break;
-        }
-        // Totals are cumulative: the last value of a kind wins.
-        for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
-        break;
-      }
-      default:
-        break;
+      for (const auto& s : *strings) spool.strings.emplace(s.id, std::string(s.text));
+      break;
     }
+    case format::ChunkKind::kThreadName: {
+      auto name = format::decode_thread_name(chunk.payload);
+      if (!name) {
+        ++bad_payloads_;
+        break;
+      }
+      spool.thread_names[name->tid] = std::string(name->name);
+      break;
+    }
+    case format::ChunkKind::kProcessInfo: {
+      auto info = format::decode_process_info(chunk.payload);
+      if (!info) {
+        ++bad_payloads_;
+        break;
+      }
+      spool.exe = std::string(info->exe);
+      break;
+    }
+    case format::ChunkKind::kDropCounters: {
+      auto counters = format::decode_drop_counters(chunk.payload);
+      if (!counters) {
+        ++bad_payloads_;
+        break;
+      }
+      // Totals are cumulative: the last value of a kind wins.
+      for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
+      break;
+    }
+    default:
+      break;
   }
-  return Ok{};
 }
 
 Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
@@ -603,19 +601,6 @@ Status Ingester::finish_spool(Spool& spool, const format::SpoolStats& stats) {
 }
 
 Status Ingester::ingest(const std::string& path) {
-  // Pass 1: strings and other per-process metadata.
-  auto first = format::SpoolReader::open(path);
-  if (!first) {
-    ++stats_.unreadable_spools;
-    stats_.problems.push_back(first.error().message);
-    return counter("spool.unreadable", 1);
-  }
-  Spool spool;
-  spool.pid = first->header().pid;
-  if (auto st = collect_metadata(*first, spool); !st) return st;
-  spool.global_pid = store::global_tid(static_cast<int32_t>(spool.pid), 0);
-
-  // Pass 2: the records.
   auto reader = format::SpoolReader::open(path);
   if (!reader) {
     ++stats_.unreadable_spools;
@@ -623,10 +608,31 @@ Status Ingester::ingest(const std::string& path) {
     return counter("spool.unreadable", 1);
   }
   ++stats_.spools;
+  Spool spool;
+  spool.pid = reader->header().pid;
+  spool.global_pid = store::global_tid(static_cast<int32_t>(spool.pid), 0);
+
+  // One read of the file: metadata is taken as it comes, the CUPTI buffers
+  // are remembered (views into the mapped file; a damaged, misaligned one
+  // is copied) and walked once all metadata is known, since the agent writes
+  // a buffer's strings after the buffer.
+  std::vector<std::span<const std::byte>> buffers;
+  std::vector<std::vector<std::byte>> copies;
   format::Chunk chunk;
   while (reader->next(&chunk)) {
-    if (chunk.kind != format::ChunkKind::kCuptiBuffer) continue;
-    auto buffer = format::decode_cupti_buffer(chunk.payload);
+    if (chunk.kind != format::ChunkKind::kCuptiBuffer) {
+      collect_metadata(chunk, spool);
+      continue;
+    }
+    if (chunk.in_file) {
+      buffers.push_back(chunk.payload);
+    } else {
+      copies.emplace_back(chunk.payload.begin(), chunk.payload.end());
+      buffers.push_back(copies.back());  // a moved vector keeps its heap block
+    }
+  }
+  for (std::span<const std::byte> payload : buffers) {
+    auto buffer = format::decode_cupti_buffer(payload);
     if (!buffer) {
       ++bad_payloads_;
       continue;
