@@ -35,17 +35,7 @@ class Loader {
  public:
   Loader(sqlite3* db, const std::string& name) : db_(db), name_(printable(name)) {}
 
-  Result<bool> has_table(const char* table) {
-    auto stmt = prepare(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE LIMIT 1",
-        "sqlite_master");
-    if (!stmt) return stmt.error();
-    stmt->bind(1, std::string_view(table));
-    int rc = stmt->step();
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    return fail("sqlite_master");
-  }
+  Result<bool> has_table(const char* table) { return sql::table_exists(db_, table, name_); }
 
   Result<std::set<std::string>> columns(const char* table) {
     auto stmt = prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table);

@@ -61,6 +61,18 @@ Error error(sqlite3* db, std::string_view what) {
   return make_error(fmt::format("{}: {}", what, printable(sqlite3_errmsg(db))));
 }
 
+Result<bool> table_exists(sqlite3* db, std::string_view table, std::string_view what) {
+  auto stmt = Statement::prepare(
+      db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE LIMIT 1",
+      what);
+  if (!stmt) return stmt.error();
+  stmt->bind(1, table);
+  int rc = stmt->step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return error(db, fmt::format("{}: reading sqlite_master", what));
+}
+
 Error error_code(int code, std::string_view what) {
   return make_error(fmt::format("{}: {}", what, sqlite3_errstr(code)));
 }

@@ -61,6 +61,10 @@ Status exec(sqlite3* db, std::string_view sql, std::string_view what);
 
 // "<what>: <sqlite message>" as one printable line.
 Error error(sqlite3* db, std::string_view what);
+
+// Whether the database has a table of that name (case-insensitive, as
+// SQLite's names are); `what` names the file in the error.
+Result<bool> table_exists(sqlite3* db, std::string_view table, std::string_view what);
 Error error_code(int code, std::string_view what);
 
 // Quotes an identifier for SQL text ("a""b").
