@@ -28,7 +28,8 @@ test-gpu: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
 # The workflow on the bundled example: the baseline (cpu_hotspot slow vs
-# fast), then the CPU profile of slow mode, which names the hotspot.
+# fast), then the CPU profile of slow mode, which names the hotspot; on a
+# machine with a CUDA device also the GPU timeline of gpu_matmul's slow mode.
 demo: build
 	@mkdir -p $(BUILD)/demo
 	$(STRATA) bench -n 5 --warmup 1 -q --metric elapsed_ms --force -o $(BUILD)/demo/bench.sqlite \
@@ -37,6 +38,12 @@ demo: build
 	@echo
 	$(STRATA) cpu --limit 10 --force -o $(BUILD)/demo/cpu.sqlite \
 	  -- $(BUILD)/bin/cpu_hotspot --mode slow --lines 6000
+	@# With a GPU: the GPU timeline of the tutorial's Case 2 (128 tiny GEMMs, a sync after each).
+	@if [ -x $(BUILD)/bin/gpu_matmul ] && nvidia-smi -L >/dev/null 2>&1; then echo; \
+	  echo "$(STRATA) trace -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync --repeats 128 --tile-size 128"; \
+	  $(STRATA) trace --force -o $(BUILD)/demo/trace.sqlite \
+	    -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync --repeats 128 --tile-size 128; \
+	else echo; echo "(no CUDA device here: the GPU part of the demo, strata trace on gpu_matmul, is skipped)"; fi
 
 # Benchmarks (bench/); figures go to docs/PERFORMANCE.md.
 bench: build
