@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "format/byte_order.h"
@@ -57,6 +58,17 @@ struct SpoolReader::Storage {
     if (end < released + kReleaseStep) return;
     ::madvise(static_cast<std::byte*>(map) + released, end - released, MADV_DONTNEED);
     released = end;
+  }
+  // The whole pages inside [from, from + size), when they are in the mapping.
+  void release_range(const std::byte* from, size_t size) {
+    if (map == nullptr) return;
+    static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<uintptr_t>(map);
+    const auto lo = reinterpret_cast<uintptr_t>(from);
+    if (lo < base || lo + size > base + map_size) return;
+    const uintptr_t first = (lo + kPage - 1) / kPage * kPage;
+    const uintptr_t last = (lo + size) / kPage * kPage;
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
   }
   static constexpr size_t kReleaseStep = size_t{8} << 20;
   size_t released = 0;
@@ -236,6 +248,10 @@ void SpoolReader::recover(size_t at, Check check) {
     stats_.skipped_bytes += size_ - at;
     pos_ = size_;
   }
+}
+
+void SpoolReader::release(std::span<const std::byte> payload) {
+  storage_->release_range(payload.data(), payload.size());
 }
 
 bool SpoolReader::next(Chunk* chunk) {

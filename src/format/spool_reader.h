@@ -78,6 +78,10 @@ class SpoolReader {
   // Unknown kinds, damage and the end marker are consumed and counted.
   bool next(Chunk* chunk);
 
+  // Drops the whole pages of a payload next() handed out, once the caller is
+  // done with it, from this process's memory (as next() does behind itself):
+  // for callers that read the file once and walk its chunks afterwards.
+  void release(std::span<const std::byte> payload);
   // Counts so far; final once next() has returned false.
   const SpoolStats& stats() const { return stats_; }
 

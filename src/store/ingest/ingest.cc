@@ -642,6 +642,7 @@ Status Ingester::ingest(const std::string& path) {
       continue;
     }
     if (auto st = walk_buffer(spool, buffer->records); !st) return st;
+    reader->release(payload);  // or the walk brings the whole spool back into memory
   }
   if (auto st = flush_kernels(); !st) return st;
   return finish_spool(spool, reader->stats());
