@@ -19,7 +19,7 @@
 
 namespace {
 
-using strata::agent::cupti_record_size;
+using strata::format::cupti_record_size;
 
 class TempDir {
  public:

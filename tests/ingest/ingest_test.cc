@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "agent/cuda/record_walk.h"
 #include "format/spool_writer.h"
 #include "store/ingest/cupti_records.h"
 #include "store/ingest/kernel_names.h"
@@ -164,13 +163,6 @@ int64_t matching(const std::map<std::string, int64_t>& counts, const std::string
     if (k.rfind(prefix, 0) == 0) n += v;
   }
   return n;
-}
-
-TEST(IngestRecords, SizesAgreeWithTheAgent) {
-  for (uint32_t kind = 0; kind < CUPTI_ACTIVITY_KIND_COUNT + 8; ++kind) {
-    EXPECT_EQ(strata::ingest::cupti_record_size(kind), strata::agent::cupti_record_size(kind))
-        << "kind " << kind;
-  }
 }
 
 TEST(IngestFixture, SlowLoopSyncMatchesTheNsysExport) {

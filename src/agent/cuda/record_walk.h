@@ -19,14 +19,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "format/cupti_record_sizes.h"
 #include "format/payloads.h"
 #include "format/spool_writer.h"
 
 namespace strata::agent {
-
-// Size of a record of `kind` as this build's CUPTI headers lay it out, or 0
-// for kinds the agent never enables (the walk stops there).
-size_t cupti_record_size(uint32_t kind);
 
 // The id of a string: FNV-1a 64 of its bytes, never 0 (0 stands for NULL).
 uint64_t string_id(const char* text, size_t length);

@@ -12,13 +12,9 @@
 #include <cstring>
 #include <span>
 
-namespace strata::ingest {
+#include "format/cupti_record_sizes.h"
 
-// CUPTI 13.0's record size of `kind`, or 0 for a kind the agent never
-// enables: such a record ends the walk of its buffer (the size of what
-// follows is unknown). Must agree with the agent's cupti_record_size
-// (tests/ingest checks it).
-size_t cupti_record_size(uint32_t kind);
+namespace strata::ingest {
 
 // A record copied out of the buffer: records are 8-byte aligned in an intact
 // spool, but memcpy keeps a damaged one from being a misaligned access.
@@ -53,7 +49,7 @@ WalkStop walk_records(std::span<const std::byte> records, Visit&& visit) {
   while (offset + sizeof(uint32_t) <= size) {
     uint32_t kind = 0;
     std::memcpy(&kind, records.data() + offset, sizeof(kind));
-    size_t length = cupti_record_size(kind);
+    size_t length = format::cupti_record_size(kind);
     if (length == 0 || length > size - offset) {
       stop.complete = false;
       stop.stop_kind = kind;

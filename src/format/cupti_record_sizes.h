@@ -1,10 +1,21 @@
-#include "store/ingest/cupti_records.h"
+// The size of each CUPTI activity record the agent enables, as this build's
+// CUDA 13.0 headers (cupti_activity.h) lay it out: the agent walks its
+// buffers with it and ingest reads the spooled buffers with it, so the two
+// cannot disagree. CUDA-only: include it only from targets built with the
+// CUDA toolkit (the agent, ingest). tests/agent/record_walk_test.cc checks it
+// against libcupti's own parser.
+#pragma once
 
 #include <cupti_activity.h>
 
-namespace strata::ingest {
+#include <cstddef>
+#include <cstdint>
 
-size_t cupti_record_size(uint32_t kind) {
+namespace strata::format {
+
+// 0 for a kind the agent never enables: such a record ends the walk of its
+// buffer (the size of what follows is unknown).
+inline size_t cupti_record_size(uint32_t kind) {
   switch (kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY:
       return sizeof(CUpti_ActivityMemcpy6);
@@ -38,4 +49,4 @@ size_t cupti_record_size(uint32_t kind) {
   }
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::format
