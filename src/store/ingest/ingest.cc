@@ -252,6 +252,24 @@ void Ingester::collect_metadata(const format::Chunk& chunk, Spool& spool) {
   }
 }
 
+// The columns host-device copies (MEMCPY) and peer copies (MEMCPY2) share.
+template <class Record>
+MemcpyRow memcpy_row(const Record& r, int64_t global_pid) {
+  MemcpyRow row;
+  row.start = static_cast<int64_t>(r.start);
+  row.end = static_cast<int64_t>(r.end);
+  row.device_id = r.deviceId;
+  row.context_id = r.contextId;
+  row.stream_id = r.streamId;
+  row.correlation_id = r.correlationId;
+  row.global_pid = global_pid;
+  row.bytes = static_cast<int64_t>(r.bytes);
+  row.copy_kind = nsys_copy_kind(r.copyKind);
+  row.src_kind = nsys_mem_kind(r.srcKind);
+  row.dst_kind = nsys_mem_kind(r.dstKind);
+  return row;
+}
+
 Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
   switch (kind) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -307,18 +325,7 @@ Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       auto r = load_record<CUpti_ActivityMemcpy6>(at);
-      MemcpyRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.device_id = r.deviceId;
-      row.context_id = r.contextId;
-      row.stream_id = r.streamId;
-      row.correlation_id = r.correlationId;
-      row.global_pid = spool.global_pid;
-      row.bytes = static_cast<int64_t>(r.bytes);
-      row.copy_kind = nsys_copy_kind(r.copyKind);
-      row.src_kind = nsys_mem_kind(r.srcKind);
-      row.dst_kind = nsys_mem_kind(r.dstKind);
+      MemcpyRow row = memcpy_row(r, spool.global_pid);
       if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
       row.copy_count = r.copyCount == 0 ? 1 : static_cast<int64_t>(r.copyCount);
       ++stats_.memcpys;
@@ -326,18 +333,7 @@ Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       auto r = load_record<CUpti_ActivityMemcpyPtoP4>(at);
-      MemcpyRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.device_id = r.deviceId;
-      row.context_id = r.contextId;
-      row.stream_id = r.streamId;
-      row.correlation_id = r.correlationId;
-      row.global_pid = spool.global_pid;
-      row.bytes = static_cast<int64_t>(r.bytes);
-      row.copy_kind = nsys_copy_kind(r.copyKind);
-      row.src_kind = nsys_mem_kind(r.srcKind);
-      row.dst_kind = nsys_mem_kind(r.dstKind);
+      MemcpyRow row = memcpy_row(r, spool.global_pid);
       row.src_device_id = int64_t{r.srcDeviceId};
       row.src_context_id = int64_t{r.srcContextId};
       row.dst_device_id = int64_t{r.dstDeviceId};
