@@ -3,6 +3,8 @@
 // payload.
 #include "format/payloads.h"
 
+#include <bit>
+
 #include "format/byte_order.h"
 
 namespace strata::format {
@@ -18,6 +20,17 @@ std::string size_text(size_t size) {
 
 std::string_view text_at(std::span<const std::byte> payload, size_t offset, size_t size) {
   return {reinterpret_cast<const char*>(payload.data()) + offset, size};
+}
+
+// A name followed by zero padding to the next multiple of 8, starting at
+// `*at`. Checks that name and padding fit in the payload; advances `*at`.
+bool take_padded_name(std::span<const std::byte> payload, size_t* at, uint64_t len,
+                      std::string_view* name) {
+  uint64_t padded = align_chunk(len);
+  if (*at > payload.size() || padded > payload.size() - *at) return false;
+  *name = text_at(payload, *at, len);
+  *at += padded;
+  return true;
 }
 
 }  // namespace
@@ -36,6 +49,10 @@ const char* chunk_kind_name(uint32_t kind) {
       return "process-info";
     case ChunkKind::kEndOfStream:
       return "end-of-stream";
+    case ChunkKind::kKernelMetrics:
+      return "kernel-metrics";
+    case ChunkKind::kKernelsSeen:
+      return "kernels-seen";
   }
   return "unknown";
 }
@@ -162,6 +179,83 @@ Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload) {
   out.write_errors = load_le64(p + 16);
   out.end_clock_ns = static_cast<int64_t>(load_le64(p + 24));
   out.signal = load_le32(p + 32);
+  return out;
+}
+
+Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload) {
+  constexpr const char* kKind = "kernel-metrics";
+  if (payload.size() < kKernelMetricsPrefix) {
+    return malformed(kKind, size_text(payload.size()) + ", needs at least 48");
+  }
+  const std::byte* p = payload.data();
+  KernelMetrics out;
+  out.header.device = load_le32(p);
+  out.header.status = load_le32(p + 4);
+  out.header.correlation_id = load_le64(p + 8);
+  out.header.invocation = load_le64(p + 16);
+  out.header.start_ns = static_cast<int64_t>(load_le64(p + 24));
+  out.header.end_ns = static_cast<int64_t>(load_le64(p + 32));
+  uint64_t name_len = load_le32(p + 40);
+  uint64_t count = load_le32(p + 44);
+  size_t at = kKernelMetricsPrefix;
+  if (!take_padded_name(payload, &at, name_len, &out.kernel_name)) {
+    return malformed(kKind,
+                     "kernel name of " + std::to_string(name_len) + " bytes overruns the payload");
+  }
+  // Each metric needs its 16-byte prefix: this bounds the reservation.
+  if (count > (payload.size() - at) / kMetricEntryPrefix) {
+    return malformed(kKind,
+                     std::to_string(count) + " metrics cannot fit in " + size_text(payload.size()));
+  }
+  out.metrics.reserve(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    if (payload.size() - at < kMetricEntryPrefix) {
+      return malformed(kKind, "metric " + std::to_string(i) + " overruns the payload");
+    }
+    MetricValue m;
+    m.value = std::bit_cast<double>(load_le64(p + at));
+    uint64_t len = load_le32(p + at + 8);
+    at += kMetricEntryPrefix;
+    if (!take_padded_name(payload, &at, len, &m.name)) {
+      return malformed(kKind, "metric " + std::to_string(i) + " overruns the payload");
+    }
+    out.metrics.push_back(m);
+  }
+  if (at != payload.size()) {
+    return malformed(kKind, std::to_string(payload.size() - at) + " trailing bytes");
+  }
+  return out;
+}
+
+Result<std::vector<KernelSeen>> decode_kernels_seen(std::span<const std::byte> payload) {
+  constexpr const char* kKind = "kernels-seen";
+  if (payload.size() < kKernelsSeenPrefix) {
+    return malformed(kKind, size_text(payload.size()) + ", needs at least 8");
+  }
+  uint64_t count = load_le32(payload.data());
+  if (count > (payload.size() - kKernelsSeenPrefix) / kKernelSeenEntryPrefix) {
+    return malformed(kKind,
+                     std::to_string(count) + " entries cannot fit in " + size_text(payload.size()));
+  }
+  std::vector<KernelSeen> out;
+  out.reserve(count);
+  size_t at = kKernelsSeenPrefix;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (payload.size() - at < kKernelSeenEntryPrefix) {
+      return malformed(kKind, "entry " + std::to_string(i) + " overruns the payload");
+    }
+    KernelSeen seen;
+    seen.launches = load_le64(payload.data() + at);
+    uint64_t len = load_le32(payload.data() + at + 8);
+    at += kKernelSeenEntryPrefix;
+    if (!take_padded_name(payload, &at, len, &seen.name)) {
+      return malformed(kKind, "entry " + std::to_string(i) + " overruns the payload");
+    }
+    out.push_back(seen);
+  }
+  if (at != payload.size()) {
+    return malformed(kKind, std::to_string(payload.size() - at) + " trailing bytes");
+  }
   return out;
 }
 

@@ -70,12 +70,41 @@ struct EndOfStream {
   uint32_t signal = 0;          // 0: closed normally; otherwise the fatal signal being handled
 };
 
+// One profiled launch (kernel-metrics chunk, since 1.1).
+struct KernelMetricsHeader {
+  uint32_t device = 0;
+  uint32_t status = 0;          // 0 collected; else the CUptiResult, or CUresult + 1'000'000
+  uint64_t correlation_id = 0;  // of the launch API call; 0 if unknown
+  uint64_t invocation = 0;      // 0-based ordinal among launches of this mangled name
+  int64_t start_ns = 0;         // CLOCK_MONOTONIC around the profiled launch (replays included)
+  int64_t end_ns = 0;
+};
+
+struct MetricValue {
+  std::string_view name;  // ncu/CUPTI raw metric name
+  double value = 0;
+};
+
+struct KernelMetrics {
+  KernelMetricsHeader header;
+  std::string_view kernel_name;  // mangled
+  std::vector<MetricValue> metrics;
+};
+
+// One entry of a kernels-seen chunk (since 1.1).
+struct KernelSeen {
+  uint64_t launches = 0;  // cumulative launches of this name so far
+  std::string_view name;  // mangled
+};
+
 Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload);
 Result<std::vector<StringEntry>> decode_strings(std::span<const std::byte> payload);
 Result<std::vector<DropCounter>> decode_drop_counters(std::span<const std::byte> payload);
 Result<ThreadName> decode_thread_name(std::span<const std::byte> payload);
 Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload);
 Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload);
+Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload);
+Result<std::vector<KernelSeen>> decode_kernels_seen(std::span<const std::byte> payload);
 
 // A DropCounterKind's name for reports ("cupti-records", ...); "unknown" otherwise.
 const char* drop_counter_name(uint32_t kind);

@@ -16,7 +16,7 @@ namespace strata::format {
 
 inline constexpr char kSpoolMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'S', 'P'};
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;  // 1.1 added kernel-metrics and kernels-seen
 
 // File header, v1.0 layout. header_size lets a newer minor append fields: an
 // older reader checks the CRC over the whole header and ignores the rest.
@@ -65,8 +65,16 @@ enum class ChunkKind : uint32_t {
   kThreadName = 4,    // u32 tid, u32 0, then the name's bytes (no NUL)
   kProcessInfo = 5,   // u32 pid, u32 ppid, u32 exe_len, u32 cmdline_len, exe, cmdline
   kEndOfStream = 6,  // u64 chunks, u64 bytes, u64 write_errors, i64 end_clock_ns, u32 signal, u32 0
+  // Since 1.1 (strata kernels). One per profiled launch: u32 device, u32 status,
+  // u64 correlation_id, u64 invocation, i64 start_ns, i64 end_ns, u32 name_len,
+  // u32 metric_count, name (mangled, no NUL), zero pad to 8, then metric_count x
+  // {f64 value, u32 name_len, u32 0, name, zero pad to 8}.
+  kKernelMetrics = 7,
+  // Since 1.1. u32 count, u32 0, then count x {u64 launches, u32 name_len, u32 0,
+  // name (mangled), zero pad to 8}. Cumulative launch counts per kernel name.
+  kKernelsSeen = 8,
 };
-inline constexpr uint32_t kLastKnownKind = 6;
+inline constexpr uint32_t kLastKnownKind = 8;
 
 inline constexpr bool is_known_kind(uint32_t kind) {
   return kind >= 1 && kind <= kLastKnownKind;
@@ -83,6 +91,13 @@ inline constexpr size_t kDropCounterEntry = 16;
 inline constexpr size_t kThreadNamePrefix = 8;
 inline constexpr size_t kProcessInfoPrefix = 16;
 inline constexpr size_t kEndOfStreamSize = 40;
+inline constexpr size_t kKernelMetricsPrefix = 48;  // up to and including metric_count
+inline constexpr size_t kMetricEntryPrefix = 16;    // f64 value, u32 name_len, u32 0
+inline constexpr size_t kKernelsSeenPrefix = 8;
+inline constexpr size_t kKernelSeenEntryPrefix = 16;  // u64 launches, u32 name_len, u32 0
+// The kernel chunks are small by nature (one launch, a few dozen metrics);
+// the writer refuses larger ones, which bounds what the agent encodes.
+inline constexpr size_t kMaxKernelChunkPayload = 64u << 10;
 
 // The clock of the header's start timestamp and, by the agent's contract, of
 // every timestamp in the spool (CUPTI is pointed at it by its timestamp

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -237,6 +238,93 @@ bool SpoolWriter::append_process_info(uint32_t pid, uint32_t ppid, std::string_v
                   part(cmdline.data(), cmdline.size()),
                   {}};
   return emit(ChunkKind::kProcessInfo, iov, 5, sizeof prefix + exe.size() + cmdline.size());
+}
+
+bool SpoolWriter::append_kernel_metrics(const KernelMetricsHeader& header,
+                                        std::string_view kernel_name,
+                                        std::span<const MetricValue> metrics) {
+  if (metrics.size() > kMaxKernelMetrics) {
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  unsigned char prefix[kKernelMetricsPrefix];
+  store_le32(prefix, header.device);
+  store_le32(prefix + 4, header.status);
+  store_le64(prefix + 8, header.correlation_id);
+  store_le64(prefix + 16, header.invocation);
+  store_le64(prefix + 24, static_cast<uint64_t>(header.start_ns));
+  store_le64(prefix + 32, static_cast<uint64_t>(header.end_ns));
+  store_le32(prefix + 40, static_cast<uint32_t>(kernel_name.size()));
+  store_le32(prefix + 44, static_cast<uint32_t>(metrics.size()));
+  // Two parts per metric: the previous name's padding with this entry's
+  // prefix in one piece, then the name. The payload ends padded to 8 itself.
+  unsigned char entry[kMaxKernelMetrics][kChunkAlignment + kMetricEntryPrefix];
+  iovec iov[2 * kMaxKernelMetrics + 5];
+  int count = 1;
+  iov[count++] = part(prefix, sizeof prefix);
+  iov[count++] = part(kernel_name.data(), kernel_name.size());
+  size_t size = sizeof prefix + kernel_name.size();
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    size_t pad = align_chunk(size) - size;
+    unsigned char* e = entry[i];
+    std::memset(e, 0, pad);
+    store_le64(e + pad, std::bit_cast<uint64_t>(metrics[i].value));
+    store_le32(e + pad + 8, static_cast<uint32_t>(metrics[i].name.size()));
+    store_le32(e + pad + 12, 0);
+    iov[count++] = part(e, pad + kMetricEntryPrefix);
+    iov[count++] = part(metrics[i].name.data(), metrics[i].name.size());
+    size += pad + kMetricEntryPrefix + metrics[i].name.size();
+    if (size > kMaxKernelChunkPayload) break;  // refused below; stop before overflowing
+  }
+  size_t tail = align_chunk(size) - size;
+  iov[count++] = part(kZeroPad, tail);
+  size += tail;
+  if (size > kMaxKernelChunkPayload) {
+    rejected_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  return emit(ChunkKind::kKernelMetrics, iov, count + 1, size);
+}
+
+bool SpoolWriter::append_kernels_seen(std::span<const KernelSeen> seen) {
+  bool ok = true;
+  while (!seen.empty()) {
+    unsigned char prefix[kKernelsSeenPrefix] = {};
+    unsigned char entry[kMaxKernelsSeenPerChunk][kKernelSeenEntryPrefix];
+    iovec iov[3 * kMaxKernelsSeenPerChunk + 3];
+    iov[1] = part(prefix, sizeof prefix);
+    int count = 2;
+    size_t size = sizeof prefix;
+    size_t taken = 0;  // entries consumed from `seen`, written or refused
+    uint32_t written = 0;
+    while (taken < seen.size() && written < kMaxKernelsSeenPerChunk) {
+      const KernelSeen& s = seen[taken];
+      size_t entry_size = kKernelSeenEntryPrefix + align_chunk(s.name.size());
+      if (entry_size > kMaxKernelChunkPayload - kKernelsSeenPrefix) {
+        rejected_.fetch_add(1, std::memory_order_relaxed);  // can never fit: drop it alone
+        ok = false;
+        ++taken;
+        continue;
+      }
+      if (size + entry_size > kMaxKernelChunkPayload) break;  // next chunk
+      unsigned char* e = entry[written];
+      store_le64(e, s.launches);
+      store_le32(e + 8, static_cast<uint32_t>(s.name.size()));
+      store_le32(e + 12, 0);
+      iov[count++] = part(e, kKernelSeenEntryPrefix);
+      iov[count++] = part(s.name.data(), s.name.size());
+      iov[count++] = part(kZeroPad, align_chunk(s.name.size()) - s.name.size());
+      size += entry_size;
+      ++written;
+      ++taken;
+    }
+    if (written > 0) {
+      store_le32(prefix, written);
+      ok = emit(ChunkKind::kKernelsSeen, iov, count + 1, size) && ok;
+    }
+    seen = seen.subspan(taken);
+  }
+  return ok;
 }
 
 bool SpoolWriter::close(uint32_t signal) {

@@ -54,6 +54,13 @@ class SpoolWriter {
   static constexpr size_t kMaxStringsPerChunk = 64;
   // append_drop_counters splits larger sets into chunks of this many entries.
   static constexpr size_t kMaxDropCountersPerChunk = 32;
+  // append_kernel_metrics refuses more metrics than this per launch (CUPTI's
+  // basic set plus the launch and device values is about 50); it bounds the
+  // stack the encoder uses and keeps writev under IOV_MAX.
+  static constexpr size_t kMaxKernelMetrics = 256;
+  // append_kernels_seen splits larger lists into chunks of this many entries
+  // (and sooner if the names would pass kMaxKernelChunkPayload).
+  static constexpr size_t kMaxKernelsSeenPerChunk = 128;
 
   // A closed writer: every append is rejected.
   SpoolWriter() = default;
@@ -83,6 +90,14 @@ class SpoolWriter {
   // `cmdline` is argv in /proc/PID/cmdline form: each argument followed by a NUL.
   bool append_process_info(uint32_t pid, uint32_t ppid, std::string_view exe,
                            std::string_view cmdline);
+  // One kernel-metrics chunk (since 1.1). Refused (false, counted in
+  // stats().rejected) with more than kMaxKernelMetrics metrics or a payload
+  // over kMaxKernelChunkPayload. Names are written as given, no copy.
+  bool append_kernel_metrics(const KernelMetricsHeader& header, std::string_view kernel_name,
+                             std::span<const MetricValue> metrics);
+  // kernels-seen chunks (since 1.1), split as needed. An entry whose name
+  // alone cannot fit in a chunk is refused and counted; the others are written.
+  bool append_kernels_seen(std::span<const KernelSeen> seen);
 
   // Writes the end-of-stream chunk (signal 0 for a normal close, the signal
   // number from a fatal-signal handler) and closes the fd. Returns whether
