@@ -14,9 +14,12 @@ where the agent's cost goes.
 Goals (the GPU timeline issue): launch: strata's added us <= half of nsys's;
 torch: strata's added time <= half of torch.profiler's and <= half of nsys's.
 
-usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [ablation]
+usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [ablation|floor]
   ablation: strata alone, one record group at a time (STRATA_AGENT_RECORD), to see
             which CUPTI kinds cost what; no goals checked
+  floor:    the smallest CUPTI client (bench/cupti_floor.cc) recording one thing at a
+            time, beside strata and nsys: what CUPTI itself costs, which no
+            CUPTI-based tracer can go below; no goals checked
 Prints a table last; per-run figures go to OUTDIR/gpu_trace_overhead.json.
 """
 import json
@@ -28,7 +31,8 @@ import sys
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-ablation = sys.argv[4:] == ["ablation"]
+mode = sys.argv[4] if len(sys.argv) > 4 else "goals"
+ablation = mode in ("ablation", "floor")
 os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
 nsys = os.environ.get("NSYS", "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys")
@@ -66,6 +70,11 @@ def nsys_profile(name, cmd):
             "--force-overwrite=true", "-o", f"{outdir}/{name}"] + cmd, {}
 
 
+def cupti_floor(what, cmd):
+    """The smallest CUPTI client recording `what` (bench/cupti_floor.cc): CUPTI's own cost."""
+    return cmd, {"CUDA_INJECTION64_PATH": f"{build}/lib/libcupti_floor.so", "CUPTI_FLOOR": what}
+
+
 launch = [f"{build}/bin/gpu_launch_bench", "100000"]
 torch_cmd = [python, "-c", TORCH_LOOP]
 workloads = {
@@ -78,6 +87,7 @@ workloads = {
             "launch-nodrv", launch,
             {"STRATA_AGENT_RECORD": "kernel,runtime,memory,sync,nvtx,meta"}),
         "strata cupti clock": strata_trace("launch-clk", launch, {"STRATA_AGENT_CLOCK": "cupti"}),
+        "cupti floor": cupti_floor("kernel,runtime,ts", launch),
         "nsys": nsys_profile("nsys-launch", launch),
     }),
     "torch": ("us_per_iter", {
@@ -86,6 +96,7 @@ workloads = {
         "strata kernel,runtime": strata_trace("torch-kr", torch_cmd,
                                               {"STRATA_AGENT_RECORD": "kernel,runtime"}),
         "torch.profiler": (torch_cmd + ["profiler"], {}),
+        "cupti floor": cupti_floor("kernel,runtime,ts", torch_cmd),
         "nsys": nsys_profile("nsys-torch", torch_cmd),
     }),
 }
@@ -112,10 +123,42 @@ if ablation:
         }),
     }
 
+if mode == "floor":
+    floor = cupti_floor
+    workloads = {
+        "launch": ("us_per_launch", {
+            "bare": (launch, {}),
+            "cupti subscribe only": floor("", launch),
+            "cupti kernel": floor("kernel", launch),
+            "cupti kernel+ts": floor("kernel,ts", launch),
+            "cupti kernel perthread": floor("kernel,perthread", launch),
+            "cupti runtime": floor("runtime", launch),
+            "cupti runtime cb empty": floor("rtcb", launch),
+            "cupti runtime cb record": floor("rtcbrec", launch),
+            "cupti kernel+runtime": floor("kernel,runtime,ts", launch),
+            "cupti kernel+runtime cb": floor("kernel,rtcbrec,ts", launch),
+            "strata kernel,runtime": strata_trace("l-kr", launch,
+                                                  {"STRATA_AGENT_RECORD": "kernel,runtime"}),
+            "nsys": nsys_profile("nsys-launch", launch),
+        }),
+        "torch": ("us_per_iter", {
+            "bare": (torch_cmd, {}),
+            "cupti kernel+runtime": floor("kernel,runtime,ts", torch_cmd),
+            "cupti kernel+runtime cb": floor("kernel,rtcbrec,ts", torch_cmd),
+            "cupti k+r+driver": floor("kernel,runtime,driver,ts", torch_cmd),
+            "cupti k+r+sync": floor("kernel,runtime,sync,ts", torch_cmd),
+            "strata (default)": strata_trace("t-all", torch_cmd),
+            "nsys": nsys_profile("nsys-torch", torch_cmd),
+        }),
+    }
+
 
 def run(argv, extra_env, key):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env={**os.environ, **extra_env}, timeout=300)
+    for line in p.stderr.splitlines():  # the floor probe's record counts
+        if line.startswith("cupti_floor:"):
+            print(f"{extra_env.get('CUPTI_FLOOR', '')!r:28s} {line}", file=sys.stderr)
     m = re.findall(rf"^{key} ([\d.]+)", p.stdout, re.M)
     if not m:
         print(f"no {key} from: {' '.join(argv)[:200]} (exit {p.returncode})\n{p.stderr[-600:]}",
@@ -140,9 +183,9 @@ with open(f"{outdir}/gpu_trace_overhead.json", "w") as f:
     json.dump(results, f, indent=1)
 
 
-def added(data, name):
-    """Median over rounds of (config - bare) in that round; None if nothing ran."""
-    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
+def added(data, name, base="bare"):
+    """Median over rounds of (config - base) in that round; None if nothing ran."""
+    diffs = [c - b for c, b in zip(data[name], data[base]) if c is not None and b is not None]
     return statistics.median(diffs) if diffs else None
 
 
@@ -163,9 +206,18 @@ for wname, data in results.items():
     if ablation:
         continue
     s = added(data, "strata")
+    floor_added = added(data, "cupti floor")
     peers = [p for p in ("nsys", "torch.profiler") if p in data and added(data, p) is not None]
     for p in peers:
-        ok = s is not None and s <= 0.5 * added(data, p)
-        verdicts.append(f"{wname}: strata +{s:.3f} vs half of {p} +{0.5 * added(data, p):.3f}:"
-                        f" {'met' if ok else 'NOT met'}")
+        half = 0.5 * added(data, p)
+        ok = s is not None and s <= half
+        # Below CUPTI's own cost for kernel and runtime records no CUPTI tracer can go.
+        reach = (f"; CUPTI alone adds +{floor_added:.3f}, so half of {p} is "
+                 f"{'below' if floor_added > half else 'above'} what CUPTI allows"
+                 if floor_added is not None else "")
+        verdicts.append(f"{wname}: strata +{s:.3f} vs half of {p} +{half:.3f}:"
+                        f" {'met' if ok else 'NOT met'}{reach}")
+    if s is not None and floor_added is not None:
+        own = added(data, "strata", "cupti floor")
+        verdicts.append(f"{wname}: strata's own cost above CUPTI's: {own:+.3f} {unit}")
 print("\n".join(verdicts))
