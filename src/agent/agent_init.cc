@@ -12,6 +12,7 @@
 
 #include "agent/config.h"
 #include "agent/cuda/tracer.h"
+#include "agent/kernels/kernel_profiler.h"
 #include "agent/log.h"
 #include "agent/signal_chain.h"
 
@@ -21,6 +22,7 @@ namespace {
 
 std::atomic<Origin> g_origin{Origin::kCudaInjection};
 std::atomic<bool> g_traced{false};
+std::atomic<bool> g_kernels_mode{false};
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 constexpr int kFlushSignals[] = {SIGSEGV, SIGABRT, SIGBUS, SIGTERM, SIGINT};
@@ -116,6 +118,30 @@ void on_signal(int sig, bool terminating) {
   Tracer::instance().on_signal(sig, terminating);
 }
 
+// Kernels mode (STRATA_AGENT_MODE=kernels): the kernel profiler instead of
+// the tracer, with the same exit, fork and signal hooks.
+void kernels_at_exit() {
+  kernels::KernelProfiler::instance().stop_at_exit();
+}
+void kernels_at_fork_child() {
+  kernels::KernelProfiler::instance().on_fork_child();
+}
+void kernels_on_signal(int sig, bool terminating) {
+  kernels::KernelProfiler::instance().on_signal(sig, terminating);
+}
+
+// The hooks shared by both modes, registered once the session has started.
+void install_hooks(void (*exit_hook)(), void (*fork_hook)(), SignalHook signal_hook) {
+  // Registered at cuInit, after the CUDA runtime's own exit handler, so it
+  // runs first, while CUDA can still flush.
+  std::atexit(exit_hook);
+  pthread_atfork(nullptr, nullptr, fork_hook);
+  if (!SignalChain::install(kFlushSignals, static_cast<int>(std::size(kFlushSignals)),
+                            signal_hook)) {
+    log_line("cannot install the fatal-signal handlers; a crash loses the last buffers");
+  }
+}
+
 void start_once() {
   Config config = parse_config(env_lookup);
   if (!config.has_run_dir) {
@@ -125,15 +151,16 @@ void start_once() {
   if (config.warning[0] != '\0') log_line("%s", config.warning);
   if (g_origin.load() == Origin::kCudaInjection && !driver_usable()) return;
   warn_if_two_cuptis();
+  if (config.mode == AgentMode::kKernels) {
+    g_kernels_mode.store(true, std::memory_order_release);
+    if (!kernels::KernelProfiler::instance().start(config)) return;
+    install_hooks(kernels_at_exit, kernels_at_fork_child, kernels_on_signal);
+    g_traced.store(true, std::memory_order_release);
+    return;
+  }
   Tracer& tracer = Tracer::instance();
   if (!tracer.start(config)) return;
-  // Registered at cuInit, after the CUDA runtime's own exit handler, so it
-  // runs first, while CUDA can still flush.
-  std::atexit(at_exit);
-  pthread_atfork(nullptr, nullptr, at_fork_child);
-  if (!SignalChain::install(kFlushSignals, static_cast<int>(std::size(kFlushSignals)), on_signal)) {
-    log_line("cannot install the fatal-signal handlers; a crash loses the last buffers");
-  }
+  install_hooks(at_exit, at_fork_child, on_signal);
   g_traced.store(true, std::memory_order_release);
 }
 
@@ -142,6 +169,11 @@ void start_once() {
 bool ensure_started(Origin origin) {
   g_origin.store(origin);
   pthread_once(&g_once, start_once);
+  // Kernels mode records no NVTX ranges: NVTX's entry gets false and stays
+  // a no-op rather than handing its table to CUPTI.
+  if (origin == Origin::kNvtxInjection && g_kernels_mode.load(std::memory_order_acquire)) {
+    return false;
+  }
   return g_traced.load(std::memory_order_acquire);
 }
 

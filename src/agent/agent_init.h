@@ -13,7 +13,8 @@ enum class Origin {
   kNvtxInjection,  // InitializeInjectionNvtx2: the first NVTX call, maybe before cuInit
 };
 
-// True when this process is being traced.
+// True when this process is being traced (the CUDA entry) or its NVTX
+// ranges should reach CUPTI (the NVTX entry: never in kernels mode).
 bool ensure_started(Origin origin);
 
 }  // namespace strata::agent

@@ -1,5 +1,6 @@
 #include "agent/config.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +65,82 @@ void parse_record_groups(EnvLookup lookup, Config* config) {
   config->record_groups = groups;
 }
 
+// A decimal uint64 (the kernel skip and count); same rules as parse_number.
+void parse_count(EnvLookup lookup, const char* name, uint64_t* out, Config* config) {
+  const char* text = lookup(name);
+  if (text == nullptr || *text == '\0') return;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || text[0] == '-' || errno == ERANGE) {
+    note_warning(config, name, text, "not a non-negative number; using the default");
+    return;
+  }
+  *out = value;
+}
+
+// STRATA_AGENT_MODE and the STRATA_KERNEL_* variables of kernels mode.
+void parse_kernels_mode(EnvLookup lookup, Config* config) {
+  const char* mode = lookup("STRATA_AGENT_MODE");
+  if (mode != nullptr && std::strcmp(mode, "kernels") == 0) {
+    config->mode = AgentMode::kKernels;
+  } else if (mode != nullptr && *mode != '\0' && std::strcmp(mode, "trace") != 0) {
+    note_warning(config, "STRATA_AGENT_MODE", mode, "use trace or kernels; tracing");
+  }
+  const char* name = lookup("STRATA_KERNEL_NAME");
+  if (name != nullptr) {
+    if (std::strlen(name) < Config::kMaxKernelName) {
+      std::memcpy(config->kernel_name, name, std::strlen(name) + 1);
+    } else {
+      // Profiling every kernel instead of the one asked for would be a
+      // surprise; a filter that matches nothing says so in the report.
+      note_warning(config, "STRATA_KERNEL_NAME", "(too long)",
+                   "longer than 1023 bytes; no kernel matches");
+      std::memcpy(config->kernel_name, "regex:$^", 9);
+    }
+  }
+  parse_count(lookup, "STRATA_KERNEL_SKIP", &config->kernel_skip, config);
+  parse_count(lookup, "STRATA_KERNEL_COUNT", &config->kernel_count, config);
+
+  static constexpr struct {
+    const char* name;
+    uint32_t bit;
+  } kSections[] = {{"sol", kSectionSol},
+                   {"workload", kSectionWorkload},
+                   {"launch", kSectionLaunch},
+                   {"occupancy", kSectionOccupancy}};
+  const char* sections = lookup("STRATA_KERNEL_SECTIONS");
+  if (sections != nullptr && *sections != '\0') {
+    uint32_t bits = 0;
+    bool unknown = false;
+    for (const char* p = sections; *p != '\0';) {
+      const char* comma = std::strchr(p, ',');
+      size_t len = comma ? static_cast<size_t>(comma - p) : std::strlen(p);
+      bool known = false;
+      for (const auto& section : kSections) {
+        if (std::strlen(section.name) == len && std::strncmp(section.name, p, len) == 0) {
+          bits |= section.bit;
+          known = true;
+        }
+      }
+      if (!known && len > 0) unknown = true;
+      p += len + (comma ? 1 : 0);
+    }
+    if (unknown || bits == 0) {
+      note_warning(config, "STRATA_KERNEL_SECTIONS", sections,
+                   "unknown section (sol, workload, launch, occupancy); collecting all");
+    } else {
+      config->kernel_sections = bits;
+    }
+  }
+  const char* fail = lookup("STRATA_AGENT_KERNELS_FAIL");
+  if (fail != nullptr && std::strcmp(fail, "privileges") == 0) {
+    config->simulate_privilege_failure = true;
+  } else if (fail != nullptr && *fail != '\0') {
+    note_warning(config, "STRATA_AGENT_KERNELS_FAIL", fail, "only privileges is known; ignored");
+  }
+}
+
 }  // namespace
 
 Config parse_config(EnvLookup lookup) {
@@ -85,6 +162,9 @@ Config parse_config(EnvLookup lookup) {
   } else if (clock != nullptr && *clock != '\0' && std::strcmp(clock, "monotonic") != 0) {
     note_warning(&config, "STRATA_AGENT_CLOCK", clock, "use monotonic or cupti; using monotonic");
   }
+  const char* debug = lookup("STRATA_AGENT_DEBUG");
+  config.debug = debug != nullptr && std::strcmp(debug, "1") == 0;
+  parse_kernels_mode(lookup, &config);
   return config;
 }
 

@@ -10,6 +10,18 @@
 //   STRATA_AGENT_CLOCK         monotonic (default) or cupti: CUPTI's own clock, for
 //                              measuring what the timestamp callback costs (its records
 //                              do not line up with CPU samples)
+//   STRATA_AGENT_DEBUG         1: one stderr line per CUPTI call of the kernel profiler
+//
+// Kernels mode (`strata kernels`; /work/helpers/kernels-interface.md, docs/agent.md):
+//   STRATA_AGENT_MODE          kernels: profile kernels with CUPTI's range profiler
+//                              instead of tracing (default: trace)
+//   STRATA_KERNEL_NAME         which kernels: unset = all; "regex:RE" = POSIX ERE search
+//                              in the base name; otherwise the base name or mangled name
+//   STRATA_KERNEL_SKIP         matching launches to skip first (default 0)
+//   STRATA_KERNEL_COUNT        matching launches to profile after them (default: all)
+//   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
+//   STRATA_AGENT_KERNELS_FAIL  tests only: "privileges" simulates
+//                              CUPTI_ERROR_INSUFFICIENT_PRIVILEGES at the first profiled launch
 //
 // Allocation: none; the struct holds fixed arrays. parse_config is pure
 // apart from the lookup function it is given, so tests feed it a fake
@@ -33,9 +45,25 @@ enum RecordGroup : uint32_t {
   kRecordAll = (1u << 7) - 1,
 };
 
+// ncu's sections whose metrics kernels mode collects (kernels/metric_list.h).
+enum KernelSection : uint32_t {
+  kSectionSol = 1u << 0,        // GPU Speed Of Light Throughput
+  kSectionWorkload = 1u << 1,   // GPU workload (active and elapsed cycles per unit)
+  kSectionLaunch = 1u << 2,     // Launch Statistics: computed on the host, no counters
+  kSectionOccupancy = 1u << 3,  // Achieved occupancy
+  kSectionAll = (1u << 4) - 1,
+};
+
+enum class AgentMode : uint8_t {
+  kTrace,    // CUPTI activity tracing (strata trace), the default
+  kKernels,  // range-profiler metrics of chosen launches (strata kernels)
+};
+
 struct Config {
   static constexpr size_t kMaxPath = 4096;
   static constexpr size_t kMaxWarning = 256;
+  static constexpr size_t kMaxKernelName = 1024;
+  static constexpr uint64_t kAllLaunches = ~0ull;
 
   bool has_run_dir = false;
   char run_dir[kMaxPath] = {};
@@ -45,6 +73,15 @@ struct Config {
   bool all_apis = false;
   uint32_t record_groups = kRecordAll;
   bool cupti_clock = false;  // STRATA_AGENT_CLOCK=cupti
+  bool debug = false;        // STRATA_AGENT_DEBUG=1
+
+  AgentMode mode = AgentMode::kTrace;
+  // STRATA_KERNEL_NAME as given (empty: every kernel); kernels/name_match.h reads it.
+  char kernel_name[kMaxKernelName] = {};
+  uint64_t kernel_skip = 0;
+  uint64_t kernel_count = kAllLaunches;
+  uint32_t kernel_sections = kSectionAll;
+  bool simulate_privilege_failure = false;  // STRATA_AGENT_KERNELS_FAIL=privileges
   // A value that was out of range or not a number: one line for stderr (the
   // default was kept). Empty when everything parsed.
   char warning[kMaxWarning] = {};

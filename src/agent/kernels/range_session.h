@@ -1,0 +1,88 @@
+// RangeSession: CUPTI's range profiler on one CUDA context, collecting the
+// chosen metrics of one kernel launch at a time (CUDA 13 API:
+// cupti_range_profiler.h + cupti_profiler_host.h; the call sequence of
+// shared/reference/ncu-metrics.md and NVIDIA's range_profiling sample).
+//
+//   set_up (once, at the context's first profiled launch):
+//     cuptiProfilerInitialize (once per process), cuptiProfilerDeviceSupported,
+//     cuptiDeviceGetChipName, cuptiProfilerGetCounterAvailability (size, then
+//     image), cuptiProfilerHostInitialize, cuptiProfilerHostConfigAddMetrics,
+//     cuptiProfilerHostGetConfigImageSize/GetConfigImage,
+//     cuptiProfilerHostGetNumOfPasses, cuptiRangeProfilerEnable,
+//     cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize
+//   begin (launch API enter):
+//     [after the first launch: cuptiRangeProfilerCounterDataImageInitialize to
+//     reset the image], cuptiRangeProfilerSetConfig (CUPTI_AutoRange,
+//     CUPTI_KernelReplay, one range per pass), cuptiRangeProfilerStart
+//   end (launch API exit; kernel replay has run every pass inside the launch):
+//     cuptiRangeProfilerStop, cuptiRangeProfilerDecodeData,
+//     cuptiRangeProfilerGetCounterDataInfo, cuptiProfilerHostEvaluateToGpuValues
+//   tear_down: cuptiRangeProfilerDisable, cuptiProfilerHostDeinitialize
+//
+// Errors: every call returns the first CUptiResult that was not
+// CUPTI_SUCCESS; the caller records it as the launch's status.
+// Threading: one session is used by one thread at a time (the kernel
+// profiler's lock). Allocation: set_up allocates the three images (malloc).
+#pragma once
+
+#include <cuda.h>
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "agent/kernels/metric_list.h"
+
+namespace strata::agent::kernels {
+
+class RangeSession {
+ public:
+  RangeSession() = default;
+  ~RangeSession();
+  RangeSession(const RangeSession&) = delete;
+  RangeSession& operator=(const RangeSession&) = delete;
+
+  // `metrics` must outlive the session. `debug`: one stderr line per CUPTI call.
+  CUptiResult set_up(CUcontext context, uint32_t device, const MetricList* metrics, bool debug);
+  CUptiResult begin();
+  // Fills values[0..metrics->count) on success.
+  CUptiResult end(double* values);
+  void tear_down();
+
+  CUcontext context() const { return context_; }
+  bool ready() const { return profiler_ != nullptr; }
+  // "GH100"; empty before set_up got that far.
+  const char* chip_name() const { return chip_name_; }
+  size_t passes() const { return passes_; }
+  // Why the device cannot be profiled, when cuptiProfilerDeviceSupported said so.
+  const char* unsupported_reason() const { return unsupported_reason_; }
+
+ private:
+  CUptiResult traced(const char* call, CUptiResult rc) const;
+  CUptiResult set_config();
+
+  CUcontext context_ = nullptr;
+  uint32_t device_ = 0;
+  const MetricList* metrics_ = nullptr;
+  bool debug_ = false;
+  char chip_name_[64] = {};
+  const char* unsupported_reason_ = nullptr;
+  size_t passes_ = 0;
+  uint64_t launches_ = 0;
+
+  CUpti_Profiler_Host_Object* host_ = nullptr;
+  CUpti_RangeProfiler_Object* profiler_ = nullptr;
+  uint8_t* availability_ = nullptr;
+  size_t availability_size_ = 0;
+  uint8_t* config_ = nullptr;
+  size_t config_size_ = 0;
+  uint8_t* counter_data_ = nullptr;
+  size_t counter_data_size_ = 0;
+};
+
+// CUptiResult's name ("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES").
+const char* cupti_result_name(CUptiResult rc);
+
+}  // namespace strata::agent::kernels

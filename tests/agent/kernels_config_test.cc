@@ -1,0 +1,92 @@
+// Kernels mode's environment (STRATA_AGENT_MODE, STRATA_KERNEL_*).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "agent/config.h"
+
+namespace {
+
+using strata::agent::AgentMode;
+using strata::agent::Config;
+using strata::agent::parse_config;
+
+std::map<std::string, std::string> g_env;
+const char* fake_env(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+TEST(AgentKernelsConfig, DefaultsAreTraceModeAndEverything) {
+  g_env = {{"STRATA_RUN_DIR", "/r"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.mode, AgentMode::kTrace);
+  EXPECT_STREQ(c.kernel_name, "");
+  EXPECT_EQ(c.kernel_skip, 0u);
+  EXPECT_EQ(c.kernel_count, Config::kAllLaunches);
+  EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
+  EXPECT_FALSE(c.simulate_privilege_failure);
+  EXPECT_FALSE(c.debug);
+  EXPECT_STREQ(c.warning, "");
+}
+
+TEST(AgentKernelsConfig, ReadsEveryVariable) {
+  g_env = {{"STRATA_RUN_DIR", "/r"},
+           {"STRATA_AGENT_MODE", "kernels"},
+           {"STRATA_KERNEL_NAME", "regex:matmul_.*"},
+           {"STRATA_KERNEL_SKIP", "3"},
+           {"STRATA_KERNEL_COUNT", "12345678901"},
+           {"STRATA_KERNEL_SECTIONS", "sol,occupancy"},
+           {"STRATA_AGENT_KERNELS_FAIL", "privileges"},
+           {"STRATA_AGENT_DEBUG", "1"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.mode, AgentMode::kKernels);
+  EXPECT_STREQ(c.kernel_name, "regex:matmul_.*");
+  EXPECT_EQ(c.kernel_skip, 3u);
+  EXPECT_EQ(c.kernel_count, 12345678901ull);
+  EXPECT_EQ(c.kernel_sections, strata::agent::kSectionSol | strata::agent::kSectionOccupancy);
+  EXPECT_TRUE(c.simulate_privilege_failure);
+  EXPECT_TRUE(c.debug);
+  EXPECT_STREQ(c.warning, "");
+  g_env["STRATA_KERNEL_COUNT"] = "0";
+  EXPECT_EQ(parse_config(fake_env).kernel_count, 0u);
+}
+
+TEST(AgentKernelsConfig, BadValuesKeepDefaultsAndSaySo) {
+  g_env = {{"STRATA_AGENT_MODE", "kernels"}, {"STRATA_KERNEL_SKIP", "-1"}};
+  Config c = parse_config(fake_env);
+  EXPECT_EQ(c.kernel_skip, 0u);
+  EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_SKIP"), std::string::npos) << c.warning;
+
+  g_env = {{"STRATA_KERNEL_COUNT", "ten"}};
+  c = parse_config(fake_env);
+  EXPECT_EQ(c.kernel_count, Config::kAllLaunches);
+  EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_COUNT"), std::string::npos);
+
+  g_env = {{"STRATA_KERNEL_COUNT", "99999999999999999999999"}};  // past uint64
+  EXPECT_EQ(parse_config(fake_env).kernel_count, Config::kAllLaunches);
+
+  g_env = {{"STRATA_KERNEL_SECTIONS", "sol,memory"}};
+  c = parse_config(fake_env);
+  EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
+  EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_SECTIONS"), std::string::npos);
+
+  g_env = {{"STRATA_AGENT_MODE", "profile"}};
+  c = parse_config(fake_env);
+  EXPECT_EQ(c.mode, AgentMode::kTrace);
+  EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_MODE"), std::string::npos);
+
+  g_env = {{"STRATA_AGENT_KERNELS_FAIL", "disk"}};
+  c = parse_config(fake_env);
+  EXPECT_FALSE(c.simulate_privilege_failure);
+  EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_KERNELS_FAIL"), std::string::npos);
+
+  // A name too long to keep matches nothing rather than everything.
+  g_env = {{"STRATA_KERNEL_NAME", std::string(2000, 'k')}};
+  c = parse_config(fake_env);
+  EXPECT_STREQ(c.kernel_name, "regex:$^");
+  EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_NAME"), std::string::npos);
+}
+
+}  // namespace
