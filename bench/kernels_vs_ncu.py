@@ -100,6 +100,10 @@ REQUIRED = [[m] for m in (
     "sm__maximum_warps_avg_per_active_cycle", "sm__maximum_warps_per_active_cycle_pct",
 )] + [["launch__sm_count", "device__attribute_multiprocessor_count"]]
 
+# Decimals of strata's printed non-integer values (ncu's format: integers whole,
+# everything else with two decimals); its JSON drops trailing zeros.
+STRATA_DECIMALS = 2
+
 # Identifiers, numbered by each tool its own way: never compared.
 IDENTIFIERS = {"launch__stream_id", "launch__context_id", "launch__device_id", "launch__api"}
 
@@ -195,11 +199,16 @@ def parse_number(text):
     return Num(t)
 
 
-def half_ulp(num):
-    """Half a unit in the last printed digit: what printing may have rounded away."""
+def half_ulp(num, min_decimals=0):
+    """Half a unit in the last printed digit: what printing may have rounded away.
+    min_decimals: the digits the value was printed with when its text has lost
+    trailing zeros (strata prints non-integers with 2 decimals, as ncu does, and
+    its JSON writes 135.20 as 135.2)."""
     text = getattr(num, "text", repr(float(num)))
     mantissa, _, exp = text.lower().partition("e")
     decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    if float(num) != math.floor(float(num)) or decimals > 0:
+        decimals = max(decimals, min_decimals)
     return 0.5 * 10.0 ** (int(exp or 0) - decimals)
 
 
@@ -334,7 +343,7 @@ def compare_value(name, ncu_text, ncu_unit, s_value, s_unit, max_warps=64):
         return {**rec, "verdict": "FAIL",
                 "note": f"units differ: {ncu_unit!r} ({dim_name(nd)}) vs {s_unit!r} ({dim_name(sd)})"}
     nb, sb = float(n) * ns, float(s) * ss
-    rounding = max(half_ulp(n) * ns, half_ulp(s) * ss) * (1 + 1e-9)
+    rounding = max(half_ulp(n) * ns, half_ulp(s, STRATA_DECIMALS) * ss) * (1 + 1e-9)
     if cls == "exact":
         allowed = rounding
     elif cls == "5%":
@@ -361,12 +370,14 @@ def compare_launch(ncu_result, kernel):
     for col, key in (("Grid Size", "grid"), ("Block Size", "block")):
         if col in info and key in kernel:
             a, b = parse_dims(info[col]), parse_dims(kernel[key])
-            recs.append({"metric": key, "class": "exact", "ncu": info[col], "strata": kernel[key],
+            shown = "(" + ", ".join(str(x) for x in b) + ")" if b else str(kernel[key])
+            recs.append({"metric": key, "class": "exact", "ncu": info[col], "strata": shown,
                          "verdict": "pass" if a == b and a is not None else "FAIL", "note": ""})
     status = kernel.get("status", 0)
     if float(status) != 0:
         recs.append({"metric": "status", "class": "exact", "ncu": "", "strata": status,
-                     "verdict": "FAIL", "note": "strata could not collect this launch"})
+                     "verdict": "FAIL",
+                     "note": f"strata could not collect this launch: {kernel.get('reason', '')}"})
     max_warps = 64
     mw = parse_number(nm.get("device__attribute_max_warps_per_multiprocessor", ("", ""))[0])
     if mw:
@@ -555,6 +566,16 @@ class Bench:
         recs = []
         if ncu_results and strata_kernels:
             recs = compare_launch(merge_ncu(ncu_results), merge_strata(strata_kernels))
+            # A filter naming one zoo kernel: the launch strata profiled must be the one
+            # after the skipped ones (ncu's raw page says nothing of invocations).
+            if filt.startswith("regex:zoo_"):
+                inv = [k.get("invocation") for k in strata_kernels]
+                good = all(i is not None and float(i) == skip for i in inv)
+                recs.append({"metric": "invocation", "class": "exact", "ncu": skip,
+                             "strata": ",".join(str(getattr(i, "text", i)) for i in inv),
+                             "verdict": "pass" if good else "FAIL",
+                             "note": "" if good else "strata profiled another launch than "
+                                                     "--launch-skip asks"})
         for p in problems:
             recs.append({"metric": "run", "class": "-", "ncu": None, "strata": None,
                          "verdict": "FAIL", "note": p})

@@ -251,10 +251,16 @@ check(verdict("launch__registers_per_thread", "80", "register/thread", "81", "re
       == "FAIL", "registers 80 vs 81: FAIL (exact)")
 check(verdict("launch__shared_mem_config_size", "135,168", "byte", "135.17", "Kbyte") == "pass",
       "135168 byte vs 135.17 Kbyte: pass (printed rounding)")
-check(verdict("launch__shared_mem_config_size", "135,168", "byte", "135.2", "Kbyte") == "pass",
-      "135168 byte vs 135.2 Kbyte: pass (rounded to one decimal)")
+check(verdict("launch__shared_mem_config_size", "135,168", "byte", "135.2", "Kbyte") == "FAIL",
+      "135168 byte vs 135.2 Kbyte: FAIL (strata printed 135.20; JSON dropped the zero)")
+check(verdict("launch__shared_mem_config_size", "135,000", "byte", "135", "Kbyte") == "pass",
+      "135000 byte vs 135 Kbyte (an integral print): pass")
+check(close(kv.half_ulp(kv.Num("7.8"), 2), 0.005) and kv.half_ulp(kv.Num("80"), 2) == 0.5,
+      "strata's texts: two decimals unless integral")
 check(verdict("launch__shared_mem_config_size", "135,168", "byte", "135.18", "Kbyte") == "FAIL",
       "135168 byte vs 135.18 Kbyte: FAIL")
+check(verdict("gpc__cycles_elapsed.max", "15,368", "cycle", "15368.0", "cycle") == "pass",
+      "an integral value as JSON writes a double (15368.0): pass")
 check(verdict("launch__waves_per_multiprocessor", "0.01", "", "0.0121", "") == "pass",
       "waves 0.01 (ncu's rounding) vs 0.0121: pass")
 check(verdict("sm__maximum_warps_per_active_cycle_pct", "37.5", "%", "25", "%") == "FAIL",
@@ -414,6 +420,17 @@ with tempfile.TemporaryDirectory() as tmp:
     notes = [r["note"] for r in res["comparisons"] if r["verdict"] == "FAIL"]
     check(any("under strata the zoo's check failed" in n for n in notes),
           "end to end: the program's own check failing under strata: FAIL")
+
+    zoo_case = ("elementwise", "zoo_elementwise", "regex:zoo_elementwise", 1, "")
+    res, _ = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
+                       case=zoo_case)
+    inv = [r for r in res["comparisons"] if r["metric"] == "invocation"]
+    check(len(inv) == 1 and inv[0]["verdict"] == "pass",
+          "end to end: a zoo filter: strata's invocation equals --launch-skip")
+    res, _ = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
+                       case=("graph", "zoo_graph", "regex:zoo_graph_b", 2, ""))
+    check("invocation" in failed(res["comparisons"]),
+          "end to end: strata's invocation 1 where --launch-skip 2: FAIL")
 
     res, _ = fake_case(tmp, synthetic_ncu_output(launches=0),
                        strata_stdout(synthetic_strata_json()),
