@@ -558,7 +558,9 @@ class Bench:
                 tail = " | ".join(err.strip().splitlines()[-3:])[:300]
                 problems.append(f"no JSON from strata kernels (exit {rc}): {tail}")
             elif len(kernels) != 1:
-                problems.append(f"strata profiled {len(kernels)} launches, not 1 (exit {rc})")
+                tail = " | ".join(err.strip().splitlines()[-4:])[:400]
+                problems.append(f"strata profiled {len(kernels)} launches, not 1 (exit {rc}): "
+                                f"{tail}")
             else:
                 strata_kernels.append(kernels[0])
                 with open(f"{d}/{name}-strata-{r}.json", "w") as f:
