@@ -278,7 +278,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
 // ThreadNames/PROCESSES; *_id columns naming text are StringIds ids.
-constexpr std::array<std::string_view, 13> kStrataTables = {
+constexpr std::array<std::string_view, 14> kStrataTables = {
     // One row: what was run, by which strata, with which outcome.
     R"sql(CREATE TABLE strata_run (
     id                INTEGER   NOT NULL   PRIMARY KEY   CHECK (id = 1),
@@ -351,15 +351,29 @@ constexpr std::array<std::string_view, 13> kStrataTables = {
     path_id           INTEGER,              -- REFERENCES StringIds(id)
     build_id          TEXT                  -- hex GNU build id, when the file has one
 );)sql",
-    // Per-launch kernel metrics (ncu's sections), keyed like
-    // CUPTI_ACTIVITY_KIND_KERNEL rows.
+    // Per-launch kernel metrics of `strata kernels` (ncu's raw metric names),
+    // one row per metric; a launch without any metric has one row with metric
+    // and value NULL. This replaced, within schema v1, a placeholder of the
+    // same name that no strata version ever wrote rows into, so no file with
+    // rows in the old columns exists.
     R"sql(CREATE TABLE strata_kernel_metrics (
-    global_pid        INTEGER   NOT NULL,
-    correlation_id    INTEGER   NOT NULL,   -- CUPTI_ACTIVITY_KIND_KERNEL.correlationId
-    section           TEXT,                 -- ncu section name, e.g. SpeedOfLight
-    metric            TEXT      NOT NULL,   -- ncu metric name, e.g. sm__throughput.avg.pct_of_peak_sustained_elapsed
-    unit              TEXT,
-    value             REAL
+    pid               INTEGER,              -- the profiled process
+    device            INTEGER,              -- CUDA device ordinal
+    correlation_id    INTEGER,              -- CUPTI's id of the launch API call; 0 unknown
+    invocation        INTEGER,              -- 0-based launch ordinal of this kernel name in the process
+    kernel_name       TEXT,                 -- mangled, as CUPTI gives it
+    status            INTEGER,              -- 0 collected; else CUptiResult, or CUresult + 1000000
+    start_ns          INTEGER,              -- CLOCK_MONOTONIC around the profiled launch
+    end_ns            INTEGER,
+    metric            TEXT,                 -- ncu raw metric name, e.g. gpu__time_duration.sum
+    value             REAL                  -- in the metric's base unit (ns, cycle, cycle/s, %, byte)
+);)sql",
+    // Every kernel name the profiled processes launched, with launch counts:
+    // what `strata kernels` lists when no launch matched.
+    R"sql(CREATE TABLE strata_kernels_seen (
+    pid               INTEGER,
+    kernel_name       TEXT,                 -- mangled
+    launches          INTEGER
 );)sql",
     // The CUDA graph of kernels launched from one: CUPTI gives graphId per
     // kernel record, the nsys kernel table has only graphNodeId.

@@ -20,7 +20,7 @@
 
 #include "format/spool_writer.h"
 #include "store/ingest/cupti_records.h"
-#include "store/ingest/kernel_names.h"
+#include "store/kernel_names.h"
 #include "store/trace_db.h"
 
 namespace {
@@ -397,14 +397,14 @@ TEST(IngestNames, LongAndOddNamesAreStoredIntact) {
 }
 
 TEST(IngestNames, ShortNamesAsNsys) {
-  using strata::ingest::base_name;
+  using strata::store::base_name;
   EXPECT_EQ(base_name("void gemm_kernel<128>(float const*, float*, int)"), "gemm_kernel");
   EXPECT_EQ(base_name("void at::native::vectorized_elementwise_kernel<4, at::native::Fn>(int, "
                       "at::native::Fn)"),
             "vectorized_elementwise_kernel");
   EXPECT_EQ(base_name("ns::kernel(int)"), "kernel");
   EXPECT_EQ(base_name("plain_c_kernel"), "plain_c_kernel");
-  auto names = strata::ingest::kernel_names("_Z6kernelPf");
+  auto names = strata::store::kernel_names("_Z6kernelPf");
   EXPECT_EQ(names.demangled, "kernel(float*)");
   EXPECT_EQ(names.base, "kernel");
   EXPECT_EQ(names.mangled, "_Z6kernelPf");

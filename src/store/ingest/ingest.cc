@@ -17,7 +17,8 @@
 #include "store/ingest/cbid_names.h"
 #include "store/ingest/cuda_rows.h"
 #include "store/ingest/cupti_records.h"
-#include "store/ingest/kernel_names.h"
+#include "store/kernel_metric_rows.h"
+#include "store/kernel_names.h"
 
 namespace strata::ingest {
 namespace {
@@ -111,9 +112,13 @@ class Ingester {
     std::vector<uint32_t> nvtx_marker_ids;
     std::vector<SyncRow> syncs;  // the device comes from CONTEXT records, which may come later
     std::vector<uint32_t> sync_contexts;
+    // kernels-seen counts are cumulative and may be split over chunks: the
+    // largest count per name is the latest.
+    std::map<std::string, uint64_t> kernels_seen;
   };
 
   void collect_metadata(const format::Chunk& chunk, Spool& spool);
+  Status kernel_metrics(const format::Chunk& chunk, Spool& spool);
   Status walk_buffer(Spool& spool, std::span<const std::byte> records);
   Status record(Spool& spool, uint32_t kind, const std::byte* at);
   Status finish_spool(Spool& spool, const format::SpoolStats& stats);
@@ -174,7 +179,7 @@ Result<KernelNameIds> Ingester::kernel_name(Spool& spool, uint64_t id) {
   if (auto it = spool.kernel_names.find(id); it != spool.kernel_names.end()) return it->second;
   const std::string* text = lookup(spool, id);
   std::string mangled = text ? *text : (id == 0 ? "<unnamed kernel>" : "<unresolved kernel name>");
-  KernelNames names = kernel_names(mangled);
+  store::KernelNames names = store::kernel_names(mangled);
   KernelNameIds ids;
   auto d = writer_.intern(names.demangled);
   if (!d) return d.error();
@@ -247,9 +252,43 @@ void Ingester::collect_metadata(const format::Chunk& chunk, Spool& spool) {
       for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
       break;
     }
+    case format::ChunkKind::kKernelsSeen: {
+      auto seen = format::decode_kernels_seen(chunk.payload);
+      if (!seen) {
+        ++bad_payloads_;
+        break;
+      }
+      for (const auto& k : *seen) {
+        uint64_t& launches = spool.kernels_seen[std::string(k.name)];
+        launches = std::max(launches, k.launches);
+      }
+      break;
+    }
     default:
       break;
   }
+}
+
+// One profiled launch: written as it comes (a handful per run).
+Status Ingester::kernel_metrics(const format::Chunk& chunk, Spool& spool) {
+  auto decoded = format::decode_kernel_metrics(chunk.payload);
+  if (!decoded) {
+    ++bad_payloads_;
+    return Ok{};
+  }
+  store::ProfiledLaunch launch;
+  launch.pid = spool.pid;
+  launch.device = decoded->header.device;
+  launch.correlation_id = static_cast<int64_t>(decoded->header.correlation_id);
+  launch.invocation = static_cast<int64_t>(decoded->header.invocation);
+  launch.kernel_name = std::string(decoded->kernel_name);
+  launch.status = decoded->header.status;
+  launch.start_ns = decoded->header.start_ns;
+  launch.end_ns = decoded->header.end_ns;
+  launch.metrics.reserve(decoded->metrics.size());
+  for (const auto& m : decoded->metrics) launch.metrics.emplace_back(std::string(m.name), m.value);
+  ++stats_.profiled_launches;
+  return store::write_profiled_launch(writer_, launch);
 }
 
 // The columns host-device copies (MEMCPY) and peer copies (MEMCPY2) share.
@@ -566,6 +605,14 @@ Status Ingester::finish_spool(Spool& spool, const format::SpoolStats& stats) {
     }
   }
   if (auto st = rows_.add_process(spool.global_pid, spool.pid, spool.exe); !st) return st;
+  if (!spool.kernels_seen.empty()) {
+    std::vector<store::KernelSeenRow> seen;
+    for (const auto& [name, launches] : spool.kernels_seen) {
+      seen.push_back({spool.pid, name, static_cast<int64_t>(launches)});
+    }
+    stats_.kernel_names_seen += seen.size();
+    if (auto st = store::write_kernels_seen(writer_, seen); !st) return st;
+  }
 
   stats_.damaged_chunks += stats.crc_failures + stats.resyncs;
   stats_.truncated_bytes += stats.truncated_bytes;
@@ -616,6 +663,10 @@ Status Ingester::ingest(const std::string& path) {
   std::vector<std::vector<std::byte>> copies;
   format::Chunk chunk;
   while (reader->next(&chunk)) {
+    if (chunk.kind == format::ChunkKind::kKernelMetrics) {
+      if (auto st = kernel_metrics(chunk, spool); !st) return st;
+      continue;
+    }
     if (chunk.kind != format::ChunkKind::kCuptiBuffer) {
       collect_metadata(chunk, spool);
       continue;

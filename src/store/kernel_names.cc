@@ -1,11 +1,11 @@
-#include "store/ingest/kernel_names.h"
+#include "store/kernel_names.h"
 
 #include <cxxabi.h>
 
 #include <cstdlib>
 #include <memory>
 
-namespace strata::ingest {
+namespace strata::store {
 namespace {
 
 // Index of the bracket opening the one that closes at `close`, or npos.
@@ -72,4 +72,4 @@ KernelNames kernel_names(std::string_view mangled) {
   return names;
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::store

@@ -1,12 +1,14 @@
 // The three names nsys keeps per kernel (CUPTI_ACTIVITY_KIND_KERNEL's
 // demangledName, shortName, mangledName), from the mangled name CUPTI gives.
+// In store, not the CUDA-only ingest library: the kernel reports name
+// strata_kernel_metrics' mangled names with it in any build.
 // Threading: pure functions. Allocation: the returned strings.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace strata::ingest {
+namespace strata::store {
 
 struct KernelNames {
   std::string
@@ -20,4 +22,4 @@ KernelNames kernel_names(std::string_view mangled);
 // The base name of a demangled C++ function name, as nsys's shortName.
 std::string base_name(std::string_view demangled);
 
-}  // namespace strata::ingest
+}  // namespace strata::store

@@ -1,0 +1,127 @@
+#include "store/kernel_metric_rows.h"
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "store/sqlite_util.h"
+
+namespace strata::store {
+
+Status write_profiled_launch(TraceWriter& writer, const ProfiledLaunch& launch) {
+  std::string name = printable(writer.path());
+  auto stmt = sql::Statement::prepare(
+      writer.handle(),
+      "INSERT INTO strata_kernel_metrics (pid, device, correlation_id, invocation, kernel_name, "
+      "status, start_ns, end_ns, metric, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      name);
+  if (!stmt) return stmt.error();
+  auto insert = [&](const std::pair<std::string, double>* metric) -> Status {
+    stmt->bind(1, launch.pid);
+    stmt->bind(2, launch.device);
+    stmt->bind(3, launch.correlation_id);
+    stmt->bind(4, launch.invocation);
+    stmt->bind(5, std::string_view(launch.kernel_name));
+    stmt->bind(6, launch.status);
+    stmt->bind(7, launch.start_ns);
+    stmt->bind(8, launch.end_ns);
+    if (metric) {
+      stmt->bind(9, std::string_view(metric->first));
+      stmt->bind(10, metric->second);
+    } else {
+      stmt->bind_null(9);
+      stmt->bind_null(10);
+    }
+    if (stmt->step() != SQLITE_DONE) return sql::error(writer.handle(), name);
+    stmt->reset();
+    return Ok{};
+  };
+  if (launch.metrics.empty()) return insert(nullptr);
+  for (const auto& metric : launch.metrics) {
+    if (auto st = insert(&metric); !st) return st;
+  }
+  return Ok{};
+}
+
+Status write_kernels_seen(TraceWriter& writer, const std::vector<KernelSeenRow>& rows) {
+  std::string name = printable(writer.path());
+  auto stmt = sql::Statement::prepare(
+      writer.handle(),
+      "INSERT INTO strata_kernels_seen (pid, kernel_name, launches) VALUES (?, ?, ?)", name);
+  if (!stmt) return stmt.error();
+  for (const KernelSeenRow& row : rows) {
+    stmt->bind(1, row.pid);
+    stmt->bind(2, std::string_view(row.kernel_name));
+    stmt->bind(3, row.launches);
+    if (stmt->step() != SQLITE_DONE) return sql::error(writer.handle(), name);
+    stmt->reset();
+  }
+  return Ok{};
+}
+
+Result<std::vector<ProfiledLaunch>> read_profiled_launches(const TraceReader& reader) {
+  std::vector<ProfiledLaunch> launches;
+  std::string name = printable(reader.path());
+  auto exists = sql::table_exists(reader.handle(), "strata_kernel_metrics", name);
+  if (!exists) return exists.error();
+  if (!*exists) return launches;
+  auto stmt = sql::Statement::prepare(
+      reader.handle(),
+      "SELECT pid, device, correlation_id, invocation, kernel_name, status, start_ns, end_ns, "
+      "metric, value FROM strata_kernel_metrics ORDER BY rowid",
+      name);
+  if (!stmt)
+    return make_error(fmt::format("{}: strata_kernel_metrics: {}", name, stmt.error().message));
+  int rc;
+  while ((rc = stmt->step()) == SQLITE_ROW) {
+    ProfiledLaunch row;
+    row.pid = stmt->column_int(0);
+    row.device = stmt->column_int(1);
+    row.correlation_id = stmt->column_int(2);
+    row.invocation = stmt->column_int(3);
+    row.kernel_name = stmt->column_text(4);
+    row.status = stmt->column_int(5);
+    row.start_ns = stmt->column_int(6);
+    row.end_ns = stmt->column_int(7);
+    // A launch's rows are written together: consecutive rows with the same
+    // key belong to one launch.
+    bool same = !launches.empty() && [&] {
+      const ProfiledLaunch& last = launches.back();
+      return last.pid == row.pid && last.device == row.device &&
+             last.correlation_id == row.correlation_id && last.invocation == row.invocation &&
+             last.kernel_name == row.kernel_name && last.status == row.status &&
+             last.start_ns == row.start_ns && last.end_ns == row.end_ns;
+    }();
+    if (!same) launches.push_back(std::move(row));
+    if (!stmt->column_null(8)) {
+      launches.back().metrics.emplace_back(stmt->column_text(8), stmt->column_double(9));
+    }
+  }
+  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+  return launches;
+}
+
+Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader) {
+  std::vector<KernelSeenRow> rows;
+  std::string name = printable(reader.path());
+  auto exists = sql::table_exists(reader.handle(), "strata_kernels_seen", name);
+  if (!exists) return exists.error();
+  if (!*exists) return rows;
+  auto stmt = sql::Statement::prepare(
+      reader.handle(),
+      "SELECT kernel_name, SUM(launches) AS n FROM strata_kernels_seen GROUP BY kernel_name "
+      "ORDER BY n DESC, kernel_name",
+      name);
+  if (!stmt)
+    return make_error(fmt::format("{}: strata_kernels_seen: {}", name, stmt.error().message));
+  int rc;
+  while ((rc = stmt->step()) == SQLITE_ROW) {
+    KernelSeenRow row;
+    row.kernel_name = stmt->column_text(0);
+    row.launches = stmt->column_int(1);
+    rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+  return rows;
+}
+
+}  // namespace strata::store
