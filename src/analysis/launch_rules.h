@@ -16,7 +16,8 @@
 
 namespace strata::analysis {
 
-enum class KernelSection { kLaunchStatistics, kOccupancy };
+// ncu's basic-set sections, in the order ncu prints them.
+enum class KernelSection { kSpeedOfLight, kWorkload, kLaunchStatistics, kOccupancy };
 
 // Nsight Compute's prefixes: OPT an optimization opportunity, INF
 // information, WRN something that does not work as launched.
@@ -43,6 +44,14 @@ enum class FindingKind {
   // Achieved occupancy more than kAchievedGapPoints below theoretical.
   // Bound: 1 - achieved / theoretical.
   kAchievedOccupancyGap,
+  // GPU Speed Of Light (analysis/sol_rules.h): ncu's SOL bottleneck rule, one
+  // verdict per launch from Compute (SM) and Memory Throughput.
+  kSolSmallGrid,       // both below kSolLatencyPct and less than one wave
+  kSolLatencyBound,    // both below kSolLatencyPct
+  kSolComputeHeavy,    // below kSolHighPct, compute ahead by kSolBalancePoints or more
+  kSolMemoryHeavy,     // below kSolHighPct, memory ahead by kSolBalancePoints or more
+  kSolBalanced,        // below kSolHighPct, within kSolBalancePoints of each other
+  kSolHighThroughput,  // either at kSolHighPct or above
 };
 
 inline constexpr double kOccupancyRulePct = 80.0;
@@ -75,8 +84,10 @@ struct KernelFinding {
   double achieved_occupancy_pct = 0;
   double theoretical_warps_per_scheduler = 0;
   int max_warps_per_scheduler = 0;
-  unsigned limiters = 0;  // OccupancyLimiter bits
-  std::string detail;     // kCannotLaunch: OccupancyResult::launch_error
+  unsigned limiters = 0;   // OccupancyLimiter bits
+  double compute_pct = 0;  // SOL kinds: Compute (SM) Throughput
+  double memory_pct = 0;   // SOL kinds: Memory Throughput
+  std::string detail;      // kCannotLaunch: OccupancyResult::launch_error
 };
 
 // The findings that apply, Launch Statistics ones first, each section's in

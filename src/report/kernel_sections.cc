@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "analysis/sol_rules.h"
+
 namespace strata::report {
 namespace {
 
@@ -18,11 +20,17 @@ constexpr size_t kWrapWidth = 100;  // the 100 columns of strata's other output
 constexpr const char* kIndent = "    ";
 constexpr const char* kTextIndent = "          ";
 
-// ncu prints integers whole with thousands separators, everything else with
-// two decimals.
-Cell value_cell(double v) {
+}  // namespace
+
+Cell ncu_value_cell(double v) {
   bool integral = std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15;
   return number_cell(v, integral ? 0 : 2, true);
+}
+
+namespace {
+
+Cell value_cell(double v) {
+  return ncu_value_cell(v);
 }
 
 // ncu's byte units: byte below 1000, then Kbyte and Mbyte of 1000.
@@ -90,6 +98,8 @@ std::string estimate_label(const KernelFinding& f) {
                      percent(*f.est_speedup_pct));
 }
 
+}  // namespace
+
 // ncu's rule block: severity, estimate, then the text indented beneath.
 std::string render_finding(const KernelFinding& f) {
   std::string head = std::string(kIndent) + fmt::format("{:<6}", severity_name(f.severity));
@@ -106,7 +116,6 @@ std::string render_finding(const KernelFinding& f) {
   return out;
 }
 
-// One section in ncu's details layout.
 std::string render_section(const std::string& name,
                            const std::vector<const std::vector<Cell>*>& rows) {
   size_t w_name = std::string("Metric Name").size();
@@ -131,6 +140,8 @@ std::string render_section(const std::string& name,
   out += rule;
   return out;
 }
+
+namespace {
 
 Table findings_table(const std::vector<KernelFinding>& findings) {
   Table t;
@@ -170,7 +181,17 @@ std::string severity_name(FindingSeverity s) {
 }
 
 std::string section_name(KernelSection s) {
-  return s == KernelSection::kLaunchStatistics ? kLaunchStatistics : kOccupancy;
+  switch (s) {
+    case KernelSection::kSpeedOfLight:
+      return "GPU Speed Of Light Throughput";
+    case KernelSection::kWorkload:
+      return "GPU and Memory Workload Distribution";
+    case KernelSection::kLaunchStatistics:
+      return kLaunchStatistics;
+    case KernelSection::kOccupancy:
+      return kOccupancy;
+  }
+  return kOccupancy;
 }
 
 std::string finding_rule_id(FindingKind kind) {
@@ -191,6 +212,18 @@ std::string finding_rule_id(FindingKind kind) {
       return "theoretical_occupancy_limited";
     case FindingKind::kAchievedOccupancyGap:
       return "achieved_occupancy_gap";
+    case FindingKind::kSolSmallGrid:
+      return "sol_small_grid";
+    case FindingKind::kSolLatencyBound:
+      return "sol_latency_bound";
+    case FindingKind::kSolComputeHeavy:
+      return "sol_compute_heavy";
+    case FindingKind::kSolMemoryHeavy:
+      return "sol_memory_heavy";
+    case FindingKind::kSolBalanced:
+      return "sol_balanced";
+    case FindingKind::kSolHighThroughput:
+      return "sol_high_throughput";
   }
   return "unknown";
 }
@@ -255,6 +288,43 @@ std::string finding_message(const KernelFinding& f) {
           "leaves warp slots empty. Even out the work per warp and per block.",
           f.achieved_occupancy_pct, f.theoretical_occupancy_pct - f.achieved_occupancy_pct,
           f.theoretical_occupancy_pct);
+    case FindingKind::kSolSmallGrid:
+      return fmt::format(
+          "This kernel grid is too small to fill the available resources on this device: {} on "
+          "{} multiprocessors is only {:.2f} full waves, and Compute (SM) Throughput ({:.2f}%) "
+          "and Memory Throughput ({:.2f}%) both stay below {:.0f}% of peak. Look at Launch "
+          "Statistics for more details.",
+          plural(f.grid_size, "block", "blocks"), f.sm_count, f.waves, f.compute_pct, f.memory_pct,
+          analysis::kSolLatencyPct);
+    case FindingKind::kSolLatencyBound:
+      return fmt::format(
+          "Compute (SM) Throughput ({:.2f}%) and Memory Throughput ({:.2f}%) are both below "
+          "{:.0f}% of peak, which typically indicates latency issues. Look at Scheduler "
+          "Statistics and Warp State Statistics (ncu --set full) for why warps stall.",
+          f.compute_pct, f.memory_pct, analysis::kSolLatencyPct);
+    case FindingKind::kSolComputeHeavy:
+      return fmt::format(
+          "Compute is more heavily utilized than Memory: Compute (SM) Throughput {:.2f}% against "
+          "Memory Throughput {:.2f}%. Look at Compute Workload Analysis (ncu --set full) for what "
+          "the compute pipelines spend their time on.",
+          f.compute_pct, f.memory_pct);
+    case FindingKind::kSolMemoryHeavy:
+      return fmt::format(
+          "Memory is more heavily utilized than Compute: Memory Throughput {:.2f}% against "
+          "Compute (SM) Throughput {:.2f}%. Look at Memory Workload Analysis (ncu --set full) to "
+          "find the memory bottleneck.",
+          f.memory_pct, f.compute_pct);
+    case FindingKind::kSolBalanced:
+      return fmt::format(
+          "Compute ({:.2f}%) and Memory ({:.2f}%) are well-balanced, within {:.0f} points of "
+          "each other: to reduce the run time, both computation and memory traffic must shrink.",
+          f.compute_pct, f.memory_pct, analysis::kSolBalancePoints);
+    case FindingKind::kSolHighThroughput:
+      return fmt::format(
+          "The kernel uses more than {:.0f}% of the device's compute ({:.2f}%) or memory "
+          "({:.2f}%) throughput: further gains need work shifted from the most utilized unit to "
+          "another.",
+          analysis::kSolHighPct, f.compute_pct, f.memory_pct);
   }
   return "";
 }
@@ -269,46 +339,67 @@ KernelSectionsReport kernel_sections(const analysis::DeviceProps& d,
                          {"Metric Name", Align::kLeft},
                          {"Metric Unit", Align::kRight},
                          {"Metric Value", Align::kRight}};
-  auto add = [&](const char* section, const char* name, const std::string& unit, Cell value) {
+  // `metric` is ncu's raw name of the value (ncu --page raw), for JSON.
+  auto add = [&](const char* section, const char* name, const std::string& unit, Cell value,
+                 const char* metric) {
     rep.metrics.rows.push_back(
         {text_cell(section), text_cell(name), text_cell(unit), std::move(value)});
+    rep.metric_ids.push_back(metric);
   };
-  auto add_bytes = [&](const char* section, const char* name, int64_t bytes, const char* per) {
+  auto add_bytes = [&](const char* section, const char* name, int64_t bytes, const char* per,
+                       const char* metric) {
     auto [v, unit] = scaled_bytes(bytes, per);
-    add(section, name, unit, value_cell(v));
+    add(section, name, unit, value_cell(v), metric);
   };
 
   if (k.grid_size) {
     rep.launch_statistics = true;
     const char* s = kLaunchStatistics;
-    add(s, "Block Size", "", value_cell(k.block_size));
+    add(s, "Block Size", "", value_cell(k.block_size), "launch__block_size");
     if (!k.cache_config.empty())
-      add(s, "Function Cache Configuration", "", text_cell(k.cache_config));
-    add(s, "Grid Size", "", value_cell(static_cast<double>(*k.grid_size)));
-    add(s, "Registers Per Thread", "register/thread", value_cell(k.registers_per_thread));
-    add_bytes(s, "Shared Memory Configuration Size", r.smem_config, "");
-    add_bytes(s, "Driver Shared Memory Per Block", r.reserved_smem_per_block, "/block");
-    add_bytes(s, "Dynamic Shared Memory Per Block", k.dynamic_smem, "/block");
-    add_bytes(s, "Static Shared Memory Per Block", k.static_smem, "/block");
-    add(s, "# SMs", "SM", value_cell(d.sm_count));
-    if (r.threads) add(s, "Threads", "thread", value_cell(static_cast<double>(*r.threads)));
-    if (r.waves) add(s, "Waves Per SM", "", value_cell(*r.waves));
+      add(s, "Function Cache Configuration", "", text_cell(k.cache_config),
+          "launch__func_cache_config");
+    add(s, "Grid Size", "", value_cell(static_cast<double>(*k.grid_size)), "launch__grid_size");
+    add(s, "Registers Per Thread", "register/thread", value_cell(k.registers_per_thread),
+        "launch__registers_per_thread");
+    add_bytes(s, "Shared Memory Configuration Size", r.smem_config, "",
+              "launch__shared_mem_config_size");
+    add_bytes(s, "Driver Shared Memory Per Block", r.reserved_smem_per_block, "/block",
+              "launch__shared_mem_per_block_driver");
+    add_bytes(s, "Dynamic Shared Memory Per Block", k.dynamic_smem, "/block",
+              "launch__shared_mem_per_block_dynamic");
+    add_bytes(s, "Static Shared Memory Per Block", k.static_smem, "/block",
+              "launch__shared_mem_per_block_static");
+    add(s, "# SMs", "SM", value_cell(d.sm_count), "launch__sm_count");
+    if (r.threads) {
+      add(s, "Threads", "thread", value_cell(static_cast<double>(*r.threads)),
+          "launch__thread_count");
+    }
+    if (r.waves)
+      add(s, "Waves Per SM", "", value_cell(*r.waves), "launch__waves_per_multiprocessor");
   }
 
   const char* s = kOccupancy;
   if (r.limit_barriers_shown)
-    add(s, "Block Limit Barriers", "block", value_cell(*r.limit_barriers_shown));
-  add(s, "Block Limit SM", "block", value_cell(r.limit_blocks));
-  add(s, "Block Limit Registers", "block", value_cell(shown_limit(r.limit_registers, r)));
-  add(s, "Block Limit Shared Mem", "block", value_cell(shown_limit(r.limit_shared_mem, r)));
-  add(s, "Block Limit Warps", "block", value_cell(r.limit_warps));
-  add(s, "Theoretical Active Warps per SM", "warp", value_cell(r.active_warps));
-  add(s, "Theoretical Occupancy", "%", value_cell(r.occupancy_pct));
+    add(s, "Block Limit Barriers", "block", value_cell(*r.limit_barriers_shown),
+        "launch__occupancy_limit_barriers");
+  add(s, "Block Limit SM", "block", value_cell(r.limit_blocks), "launch__occupancy_limit_blocks");
+  add(s, "Block Limit Registers", "block", value_cell(shown_limit(r.limit_registers, r)),
+      "launch__occupancy_limit_registers");
+  add(s, "Block Limit Shared Mem", "block", value_cell(shown_limit(r.limit_shared_mem, r)),
+      "launch__occupancy_limit_shared_mem");
+  add(s, "Block Limit Warps", "block", value_cell(r.limit_warps), "launch__occupancy_limit_warps");
+  add(s, "Theoretical Active Warps per SM", "warp", value_cell(r.active_warps),
+      "sm__maximum_warps_avg_per_active_cycle");
+  add(s, "Theoretical Occupancy", "%", value_cell(r.occupancy_pct),
+      "sm__maximum_warps_per_active_cycle_pct");
   if (k.achieved_occupancy_pct) {
-    add(s, "Achieved Occupancy", "%", value_cell(*k.achieved_occupancy_pct));
+    add(s, "Achieved Occupancy", "%", value_cell(*k.achieved_occupancy_pct),
+        "sm__warps_active.avg.pct_of_peak_sustained_active");
   }
   if (k.achieved_active_warps) {
-    add(s, "Achieved Active Warps Per SM", "warp", value_cell(*k.achieved_active_warps));
+    add(s, "Achieved Active Warps Per SM", "warp", value_cell(*k.achieved_active_warps),
+        "sm__warps_active.avg.per_cycle_active");
   }
   return rep;
 }

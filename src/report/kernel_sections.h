@@ -25,6 +25,8 @@ namespace strata::report {
 struct KernelSectionsReport {
   // Rows of both sections: Section Name, Metric Name, Metric Unit, Metric Value.
   Table metrics;
+  // ncu's raw metric name of each row of `metrics` (same index): "launch__block_size", ...
+  std::vector<std::string> metric_ids;
   std::vector<analysis::KernelFinding> findings;
   bool launch_statistics = false;  // the grid is known, so the section is there
 };
@@ -42,13 +44,26 @@ std::string render_kernel_sections(const KernelSectionsReport& report, Format fo
 std::string kernel_header_line(const std::string& name, const analysis::DeviceProps& device,
                                const analysis::KernelLaunch& launch);
 
+// ncu's number format: integers whole with thousands separators, everything
+// else with two decimals (and separators: "1,462.67").
+Cell ncu_value_cell(double v);
+
+// One section in ncu's details layout ("    Section: NAME", the Metric Name /
+// Metric Unit / Metric Value table); rows are {section, name, unit, value}.
+std::string render_section(const std::string& name,
+                           const std::vector<const std::vector<Cell>*>& rows);
+
+// A finding as ncu prints a rule result: severity and estimate, then the
+// wrapped text indented beneath.
+std::string render_finding(const analysis::KernelFinding& finding);
+
 // A finding's text without the severity and estimate ("The grid of ...").
 std::string finding_message(const analysis::KernelFinding& finding);
 // "OPT", "INF", "WRN".
 std::string severity_name(analysis::FindingSeverity severity);
 // A stable identifier for scripts: "grid_smaller_than_sms", ...
 std::string finding_rule_id(analysis::FindingKind kind);
-// "Launch Statistics", "Occupancy".
+// "GPU Speed Of Light Throughput", ..., "Launch Statistics", "Occupancy".
 std::string section_name(analysis::KernelSection section);
 
 // One line per finding, "SEVERITY Section: [Est. Speedup: N%] message", for
