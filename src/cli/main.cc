@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(add_bench);
   add(add_cpu);
   add(add_trace);
+  add(add_kernels);
   add(add_report);
   add(add_export);
   add(add_info);

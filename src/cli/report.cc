@@ -14,6 +14,7 @@
 #include "cli/cpu_flags.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/gpu_report_print.h"
+#include "cli/kernel_report_print.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/bench_report.h"
@@ -34,11 +35,31 @@ struct ReportOptions {
   CpuReportFlags cpu;
 };
 
-int run_report(const ReportOptions& opt) {
-  auto reader = store::TraceReader::open(opt.file);
+int run_report(const ReportOptions& given) {
+  auto reader = store::TraceReader::open(given.file);
   if (!reader) {
     std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
     return kExitUsage;
+  }
+  // "kernels" picks the kernel sections of `strata kernels`; the other names
+  // are GPU reports. Without --report, a trace with profiled launches prints them.
+  ReportOptions opt = given;
+  bool kernels = false;
+  std::erase_if(opt.reports, [&](const std::string& name) {
+    if (name != "kernels") return false;
+    kernels = true;
+    return true;
+  });
+  if (kernels || (given.reports.empty() && has_kernel_profiles(*reader))) {
+    auto format = report::parse_format(opt.cpu.format);
+    if (!format) {
+      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
+      return kExitUsage;
+    }
+    int status = print_kernel_profiles(*reader, report::all_kernel_sections(), *format,
+                                       KernelPrintContext{});
+    if (status != kExitOk || (kernels && opt.reports.empty())) return status;
+    if (given.reports.empty() && !has_cuda_data(*reader)) return status;
   }
   if (!opt.reports.empty() || has_cuda_data(*reader)) {
     auto format = report::parse_format(opt.cpu.format);
@@ -194,8 +215,9 @@ VerbRunner add_report(CLI::App& app) {
       ->required();
   sub->add_option("--report", opt->reports,
                   "GPU reports: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, "
-                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum; with several "
-                  "files: rank_sum, collective_sum, straggler_sum")
+                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum, kernels (the "
+                  "sections of strata kernels); with several files: rank_sum, collective_sum, "
+                  "straggler_sum")
       ->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
   return [opt] {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/agent_run.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_sampling.h"
 #include "cli/gpu_report_print.h"
@@ -25,7 +26,6 @@
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/process.h"
-#include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "report/table.h"
 #include "store/ingest/ingest.h"
@@ -62,22 +62,10 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
                              const std::string& sampler_choice, int* error_status) {
   TargetRun run;
   if (!sampling) {
-    // SIGINT/SIGTERM go to the target, which the agent flushes on its way
-    // out; strata stays alive to ingest what it wrote.
-    SignalForwarder forwarder;
-    ProcessOptions po;
-    po.on_child = [&](int pid) { forwarder.set_child(pid); };
-    auto result = run_process(command, po);
-    if (!result) {
-      *error_status = kExitCannotStart;
-      return result.error();
-    }
-    run.exit_status = result->exit_status;
-    run.signal = result->signal;
-    if (result->signal) {
-      std::fprintf(stderr, "strata: the target was %s; what it recorded is kept\n",
-                   describe_termination(*result).c_str());
-    }
+    auto plain = run_forwarding_signals(command, error_status);
+    if (!plain) return plain.error();
+    run.exit_status = plain->exit_status;
+    run.signal = plain->signal;
     return run;
   }
   // The sampler forwards SIGINT/SIGTERM itself while the child runs.
@@ -92,41 +80,6 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
   print_sampling_notes(sampled->raw);
   run.cpu = build_sampled_profile(*sampled, /*python_stacks=*/true, sampling->stack_bytes);
   return run;
-}
-
-// The installed layout first (bin/strata beside lib/libstrata_agent.so),
-// then the build tree this strata was built in.
-std::optional<std::string> find_agent() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path installed = exe.parent_path() / ".." / "lib" / "libstrata_agent.so";
-    if (fs::exists(installed, ec)) return fs::weakly_canonical(installed, ec).string();
-  }
-#ifdef STRATA_AGENT_BUILD_PATH
-  if (fs::exists(STRATA_AGENT_BUILD_PATH, ec)) return std::string(STRATA_AGENT_BUILD_PATH);
-#endif
-  return std::nullopt;
-}
-
-// A fresh 0700 directory under $TMPDIR (mkdtemp creates it so).
-std::optional<std::string> make_run_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-run-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) return std::nullopt;
-  return templ;
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    if (comma > start) parts.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return parts;
 }
 
 int run_trace(const TraceOptions& opt) {
@@ -196,6 +149,7 @@ int run_trace(const TraceOptions& opt) {
   setenv("STRATA_RUN_DIR", run_dir->c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", agent->c_str(), 1);
   if (nvtx) setenv("NVTX_INJECTION64_PATH", agent->c_str(), 1);
+  unsetenv("STRATA_AGENT_MODE");  // an inherited "kernels" would turn tracing off
 
   if (cpu && !std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
 
@@ -212,33 +166,19 @@ int run_trace(const TraceOptions& opt) {
   info.signal = result->signal;
 
   std::vector<std::string> spools = ingest::find_spools(*run_dir);
-  Status written = writer.write_run(info);
-  std::optional<ingest::IngestStats> ingested;
-  if (written) {
-    auto stats_or = ingest::ingest_spools(spools, writer);
-    if (stats_or) {
-      ingested = std::move(*stats_or);
-    } else {
-      written = stats_or.error();
-    }
-  }
-  if (written && result->cpu) written = write_sampled_profile(writer, *result->cpu);
-  if (written) written = writer.commit();
-  fs::remove_all(*run_dir, ec);
-  if (!written) {
-    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+  auto ingested = ingest_run(*run_dir, spools, writer, info, [&]() -> Status {
+    if (result->cpu) return write_sampled_profile(writer, *result->cpu);
+    return Ok{};
+  });
+  if (!ingested) {
+    std::fprintf(stderr, "strata: %s\n", ingested.error().message.c_str());
     return kExitFailed;
   }
-  for (const auto& problem : ingested->problems)
-    std::fprintf(stderr, "strata: %s\n", problem.c_str());
   if (spools.empty()) {
     std::fprintf(stderr,
                  "strata: no CUDA activity was recorded (the program made no CUDA call, or its "
                  "CUDA runtime is linked statically without injection support)\n");
   } else {
-    if (ingested->damaged_chunks + ingested->truncated_bytes > 0) {
-      std::fprintf(stderr, "strata: damaged spool data was skipped (see strata_counters)\n");
-    }
     if (ingested->agent_dropped > 0) {
       std::fprintf(stderr,
                    "strata: the agent dropped %llu records or buffers (raise "

@@ -26,6 +26,7 @@ inline constexpr int kExitCannotStart = 127;
 VerbRunner add_bench(CLI::App& app);
 VerbRunner add_cpu(CLI::App& app);
 VerbRunner add_trace(CLI::App& app);
+VerbRunner add_kernels(CLI::App& app);
 VerbRunner add_report(CLI::App& app);
 VerbRunner add_export(CLI::App& app);
 VerbRunner add_info(CLI::App& app);

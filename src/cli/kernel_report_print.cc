@@ -1,0 +1,71 @@
+#include "cli/kernel_report_print.h"
+
+#include <cstdio>
+
+#include "analysis/kernel_profile.h"
+#include "cli/verbs.h"
+#include "common/strings.h"
+#include "store/kernel_metric_rows.h"
+#include "store/kernel_names.h"
+#include "store/sqlite_util.h"
+
+namespace strata::cli {
+
+bool has_kernel_profiles(const store::TraceReader& reader) {
+  auto exists = store::sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
+  if (!exists || !*exists) return false;
+  auto stmt = store::sql::Statement::prepare(
+      reader.handle(), "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
+  return stmt && stmt->step() == SQLITE_ROW;
+}
+
+namespace {
+
+void print_kernels_seen(const store::TraceReader& reader, const KernelPrintContext& context) {
+  std::string why = context.filter.empty() ? "" : " (" + context.filter + ")";
+  auto seen = store::read_kernels_seen(reader);
+  if (!seen || seen->empty()) {
+    std::fprintf(stderr, "strata: no kernel launch was profiled%s, and no kernel launch was seen\n",
+                 why.c_str());
+    return;
+  }
+  std::fprintf(stderr, "strata: no kernel launch matched%s; kernels launched (launches, name):\n",
+               why.c_str());
+  for (const auto& row : *seen) {
+    std::string name = store::kernel_names(row.kernel_name).demangled;
+    std::fprintf(stderr, "strata: %10lld  %s\n", static_cast<long long>(row.launches),
+                 printable(name).c_str());
+  }
+}
+
+}  // namespace
+
+int print_kernel_profiles(const store::TraceReader& reader,
+                          const report::KernelSectionSet& sections, report::Format format,
+                          const KernelPrintContext& context) {
+  auto launches = store::read_profiled_launches(reader);
+  if (!launches) {
+    std::fprintf(stderr, "strata: %s\n", launches.error().message.c_str());
+    return kExitUsage;
+  }
+  std::vector<analysis::KernelProfile> profiles;
+  for (const auto& launch : *launches)
+    profiles.push_back(analysis::analyze_profiled_launch(launch));
+  if (profiles.empty()) print_kernels_seen(reader, context);
+  if (profiles.empty() && format != report::Format::kJson) return kExitOk;
+  std::string text = report::render_kernel_profiles(profiles, sections, format);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (format == report::Format::kCsv) {
+    // CSV holds values only; the guidance goes beside it, as strata occupancy does.
+    for (const auto& p : profiles) {
+      if (std::string reason = report::profile_status_line(p); !reason.empty()) {
+        std::fprintf(stderr, "strata: %s invocation %lld: %s\n", printable(p.demangled).c_str(),
+                     static_cast<long long>(p.launch.invocation), reason.c_str());
+      }
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,204 @@
+// `strata kernels`: the ncu step (ncu --set basic --kernel-name ... --launch-skip
+// --launch-count). Runs the command with libstrata_agent.so injected in its
+// kernels mode (STRATA_AGENT_MODE=kernels, docs/kernels.md), which profiles the
+// chosen launches with CUPTI's range profiler and writes kernel-metrics and
+// kernels-seen chunks; ingests them into strata_kernel_metrics and
+// strata_kernels_seen and prints ncu's sections for each profiled launch.
+#include <stdlib.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli/agent_run.h"
+#include "cli/kernel_report_print.h"
+#include "cli/new_trace.h"
+#include "cli/verbs.h"
+#include "common/clock.h"
+#include "common/strings.h"
+#include "report/kernel_report.h"
+#include "store/ingest/ingest.h"
+#include "store/trace_db.h"
+
+namespace strata::cli {
+namespace {
+
+struct KernelsOptions {
+  std::optional<std::string> kernel_name;
+  std::optional<int64_t> launch_skip;
+  std::optional<int64_t> launch_count;
+  std::string sections = "sol,workload,launch,occupancy";
+  std::string format = "table";
+  std::optional<std::string> output;
+  bool force = false;
+  std::vector<std::string> command;
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "strata: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// The agent's comma list, in ncu's section order.
+std::string agent_sections(const report::KernelSectionSet& sections) {
+  std::string out;
+  auto add = [&](analysis::KernelSection s, const char* name) {
+    if (sections.count(s)) out += (out.empty() ? "" : ",") + std::string(name);
+  };
+  add(analysis::KernelSection::kSpeedOfLight, "sol");
+  add(analysis::KernelSection::kWorkload, "workload");
+  add(analysis::KernelSection::kLaunchStatistics, "launch");
+  add(analysis::KernelSection::kOccupancy, "occupancy");
+  return out;
+}
+
+std::string filter_text(const KernelsOptions& opt) {
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+  if (opt.kernel_name) add("--kernel-name " + printable(*opt.kernel_name));
+  if (opt.launch_skip) add("--launch-skip " + std::to_string(*opt.launch_skip));
+  if (opt.launch_count) add("--launch-count " + std::to_string(*opt.launch_count));
+  return out;
+}
+
+// Sets the agent's environment (docs/kernels.md); values from the caller's
+// environment that would change what is profiled are removed.
+void set_agent_env(const KernelsOptions& opt, const std::string& agent, const std::string& run_dir,
+                   const report::KernelSectionSet& sections) {
+  setenv("STRATA_RUN_DIR", run_dir.c_str(), 1);
+  setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
+  setenv("STRATA_AGENT_MODE", "kernels", 1);
+  auto set_or_clear = [](const char* name, const std::optional<std::string>& value) {
+    if (value) {
+      setenv(name, value->c_str(), 1);
+    } else {
+      unsetenv(name);
+    }
+  };
+  set_or_clear("STRATA_KERNEL_NAME", opt.kernel_name);
+  set_or_clear("STRATA_KERNEL_SKIP",
+               opt.launch_skip ? std::optional(std::to_string(*opt.launch_skip)) : std::nullopt);
+  set_or_clear("STRATA_KERNEL_COUNT",
+               opt.launch_count ? std::optional(std::to_string(*opt.launch_count)) : std::nullopt);
+  setenv("STRATA_KERNEL_SECTIONS", agent_sections(sections).c_str(), 1);
+  // NVTX ranges are of no use to this mode; a trace's injection is not inherited.
+  unsetenv("NVTX_INJECTION64_PATH");
+}
+
+int run_kernels(const KernelsOptions& opt) {
+  if (opt.kernel_name) {
+    const std::string& name = *opt.kernel_name;
+    if (name.empty() || name == "regex:") {
+      return usage_error("--kernel-name: empty name (use NAME or regex:REGEX)");
+    }
+    if (name.rfind("regex:", 0) == 0) {
+      try {
+        std::regex check(name.substr(6), std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return usage_error("--kernel-name '" + printable(name) + "': not a regular expression (" +
+                           e.what() + ")");
+      }
+    }
+  }
+  if (opt.launch_skip && *opt.launch_skip < 0) {
+    return usage_error("--launch-skip must not be negative, is " +
+                       std::to_string(*opt.launch_skip));
+  }
+  if (opt.launch_count && *opt.launch_count < 1) {
+    return usage_error("--launch-count must be at least 1, is " +
+                       std::to_string(*opt.launch_count));
+  }
+  auto sections = report::parse_kernel_sections(opt.sections);
+  if (!sections) return usage_error(sections.error().message);
+  auto format = report::parse_format(opt.format);
+  if (!format) return usage_error(format.error().message);
+
+  auto agent = find_agent();
+  if (!agent) {
+    std::fprintf(stderr,
+                 "strata: cannot find libstrata_agent.so (looked in ../lib beside the strata "
+                 "executable and in the build tree)\n");
+    return kExitFailed;
+  }
+  auto trace = start_trace(opt.output, opt.force, "strata-kernels", "kernels", opt.command);
+  if (!trace) return kExitUsage;
+  auto run_dir = make_run_dir();
+  if (!run_dir) {
+    std::fprintf(stderr, "strata: cannot create a run directory under $TMPDIR\n");
+    return kExitFailed;
+  }
+  set_agent_env(opt, *agent, *run_dir, *sections);
+
+  int error_status = kExitFailed;
+  auto result = run_forwarding_signals(opt.command, &error_status);
+  trace->info.end_ns = realtime_ns();
+  if (!result) {
+    std::error_code ec;
+    std::filesystem::remove_all(*run_dir, ec);
+    std::fprintf(stderr, "strata: %s\n", result.error().message.c_str());
+    return error_status;
+  }
+  trace->info.exit_status = result->exit_status;
+  trace->info.signal = result->signal;
+
+  std::vector<std::string> spools = ingest::find_spools(*run_dir);
+  auto ingested = ingest_run(*run_dir, spools, trace->writer, trace->info);
+  if (!ingested) {
+    std::fprintf(stderr, "strata: %s\n", ingested.error().message.c_str());
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "strata: trace written to %s\n", trace->path.c_str());
+
+  int report_status = kExitOk;
+  if (spools.empty()) {
+    std::fprintf(stderr,
+                 "strata: no kernel was profiled: no agent output was found (no CUDA device is "
+                 "visible, the program made no CUDA call, or its CUDA runtime is linked "
+                 "statically without injection support)\n");
+    if (*format == report::Format::kJson) std::fputs("{\"kernels\": []}\n", stdout);
+  } else {
+    auto reader = store::TraceReader::open(trace->path);
+    if (!reader) {
+      std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
+      report_status = kExitFailed;
+    } else {
+      KernelPrintContext context;
+      context.filter = filter_text(opt);
+      report_status = print_kernel_profiles(*reader, *sections, *format, context);
+      if (report_status != kExitOk) report_status = kExitFailed;
+    }
+  }
+  if (report_status != kExitOk && result->shell_status() == 0) return report_status;
+  return result->shell_status();
+}
+
+}  // namespace
+
+VerbRunner add_kernels(CLI::App& app) {
+  auto opt = std::make_shared<KernelsOptions>();
+  auto* sub = app.add_subcommand(
+      "kernels", "Kernel metrics (ncu --set basic): profile chosen kernel launches of a command");
+  sub->add_option("-k,--kernel-name", opt->kernel_name,
+                  "Kernels to profile: NAME (the base function name or the mangled name) or "
+                  "regex:REGEX (searched in the base name); default: all");
+  sub->add_option("-s,--launch-skip", opt->launch_skip,
+                  "Matching launches to skip before profiling (default 0)");
+  sub->add_option("-c,--launch-count", opt->launch_count,
+                  "Matching launches to profile (default: all)");
+  sub->add_option("--section", opt->sections,
+                  "Sections: sol, workload, launch, occupancy (comma-separated)")
+      ->capture_default_str();
+  sub->add_option("--format", opt->format, "Report format: table, csv or json")
+      ->capture_default_str();
+  sub->add_option("-o,--output", opt->output, "Trace file (default: strata-kernelsN.sqlite)");
+  sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
+  sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
+  sub->positionals_at_end(true);
+  return [opt] { return run_kernels(*opt); };
+}
+
+}  // namespace strata::cli
