@@ -41,6 +41,7 @@ bool DriverApi::load() {
   resolve(driver, "cuFuncGetName", &cuFuncGetName);
   resolve(driver, "cuKernelGetAttribute", &cuKernelGetAttribute);
   resolve(driver, "cuKernelGetName", &cuKernelGetName);
+  resolve(driver, "cuStreamIsCapturing", &cuStreamIsCapturing);
   // The program's runtime: in the global scope when linked, or loaded
   // RTLD_LOCAL by a Python extension (PyTorch), found then by soname.
   resolve(RTLD_DEFAULT, "cudaGetFuncBySymbol", &cudaGetFuncBySymbol);
@@ -78,6 +79,16 @@ FunctionAttributes function_attributes(const DriverApi& api, const LaunchParams&
     out.static_shared = shared;
   }
   return out;
+}
+
+bool is_captured(const DriverApi& api, const LaunchParams& launch) {
+  if (api.cuStreamIsCapturing == nullptr) return false;
+  // A _ptsz launch's null stream is the per-thread stream.
+  CUstream stream = launch.stream;
+  if (stream == nullptr && launch.per_thread_stream) stream = CU_STREAM_PER_THREAD;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return api.cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS &&
+         status == CU_STREAM_CAPTURE_STATUS_ACTIVE;
 }
 
 const char* function_name(const DriverApi& api, const LaunchParams& launch) {

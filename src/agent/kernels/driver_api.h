@@ -26,6 +26,7 @@ struct DriverApi {
   CUresult (*cuFuncGetName)(const char**, CUfunction) = nullptr;
   CUresult (*cuKernelGetAttribute)(int*, CUfunction_attribute, CUkernel, CUdevice) = nullptr;
   CUresult (*cuKernelGetName)(const char**, CUkernel) = nullptr;
+  CUresult (*cuStreamIsCapturing)(CUstream, CUstreamCaptureStatus*) = nullptr;
   // cudaGetFuncBySymbol of the program's shared runtime: the CUfunction
   // (cudaFunction_t) behind a host stub of cudaLaunchKernel. Null with a
   // static runtime.
@@ -46,6 +47,10 @@ struct FunctionAttributes {
 // handle its parameters carry; unknown when none can be resolved.
 FunctionAttributes function_attributes(const DriverApi& api, const LaunchParams& launch,
                                        CUdevice device);
+
+// True when the launch goes into a CUDA graph being captured (stream
+// capture) rather than to the GPU: such a launch runs later, inside a graph.
+bool is_captured(const DriverApi& api, const LaunchParams& launch);
 
 // The kernel's mangled name when the callback did not give one.
 const char* function_name(const DriverApi& api, const LaunchParams& launch);

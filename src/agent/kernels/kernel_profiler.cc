@@ -214,6 +214,13 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   if (!decode_launch(domain, cbid, data->functionParams, &params)) return;
   if (!lock()) return;
   if (!driver_loaded_) driver_loaded_ = driver_.load();
+  // A launch into a stream capture only records a graph node: it runs later,
+  // inside a graph launch, which kernel replay cannot profile (on_graph_launch).
+  if (is_captured(driver_, params)) {
+    ++captured_launches_;
+    unlock();
+    return;
+  }
   const char* name = data->symbolName;
   if (name == nullptr || name[0] == '\0') name = function_name(driver_, params);
   if (name == nullptr) name = "";
@@ -404,10 +411,12 @@ void KernelProfiler::stop_at_exit() {
     if (locked) tear_down_sessions();
     if (debug()) {
       log_line(
-          "kernels: %llu matching launches, %llu profiled, %zu kernel names, %llu graph launches",
+          "kernels: %llu matching launches, %llu profiled, %zu kernel names, %llu graph "
+          "launches, %llu launches into stream captures",
           static_cast<unsigned long long>(window_.matched()),
           static_cast<unsigned long long>(window_.profiled()), table_.size(),
-          static_cast<unsigned long long>(graph_launches_.load()));
+          static_cast<unsigned long long>(graph_launches_.load()),
+          static_cast<unsigned long long>(captured_launches_));
     }
     if (table_.overflow_launches() > 0) {
       log_line("%llu launches of kernels beyond the %zu-name table were not counted by name",

@@ -120,6 +120,7 @@ class KernelProfiler {
   Current current_;
   char* current_name_ = nullptr;  // KernelTable::kMaxStoredName + 1 bytes
 
+  uint64_t captured_launches_ = 0;  // into stream captures: not counted as seen
   std::atomic<uint64_t> graph_launches_{0};
   std::atomic<uint64_t> unlocked_launches_{0};  // waited past kLockWaitSeconds
 };
