@@ -139,6 +139,8 @@ void parse_kernels_mode(EnvLookup lookup, Config* config) {
   } else if (fail != nullptr && *fail != '\0') {
     note_warning(config, "STRATA_AGENT_KERNELS_FAIL", fail, "only privileges is known; ignored");
   }
+  const char* probe = lookup("STRATA_AGENT_KERNELS_SMEM_PROBE");
+  config->smem_config_probe = probe == nullptr || std::strcmp(probe, "0") != 0;
 }
 
 }  // namespace

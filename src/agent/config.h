@@ -12,7 +12,7 @@
 //                              do not line up with CPU samples)
 //   STRATA_AGENT_DEBUG         1: one stderr line per CUPTI call of the kernel profiler
 //
-// Kernels mode (`strata kernels`; /work/helpers/kernels-interface.md, docs/agent.md):
+// Kernels mode (`strata kernels`; docs/kernels.md, docs/agent.md):
 //   STRATA_AGENT_MODE          kernels: profile kernels with CUPTI's range profiler
 //                              instead of tracing (default: trace)
 //   STRATA_KERNEL_NAME         which kernels: unset = all; "regex:RE" = POSIX ERE search
@@ -22,6 +22,8 @@
 //   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
 //   STRATA_AGENT_KERNELS_FAIL  tests only: "privileges" simulates
 //                              CUPTI_ERROR_INSUFFICIENT_PRIVILEGES at the first profiled launch
+//   STRATA_AGENT_KERNELS_SMEM_PROBE  0: do not read the executed shared-memory
+//                              configuration from a kernel record (diagnosis only)
 //
 // Allocation: none; the struct holds fixed arrays. parse_config is pure
 // apart from the lookup function it is given, so tests feed it a fake
@@ -82,6 +84,7 @@ struct Config {
   uint64_t kernel_count = kAllLaunches;
   uint32_t kernel_sections = kSectionAll;
   bool simulate_privilege_failure = false;  // STRATA_AGENT_KERNELS_FAIL=privileges
+  bool smem_config_probe = true;            // STRATA_AGENT_KERNELS_SMEM_PROBE (0: off)
   // A value that was out of range or not a number: one line for stderr (the
   // default was kept). Empty when everything parsed.
   char warning[kMaxWarning] = {};

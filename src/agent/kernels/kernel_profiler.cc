@@ -116,6 +116,11 @@ bool KernelProfiler::start(const Config& config) {
   }
   write_process_info(spool_);
 
+  if (config.smem_config_probe && !smem_config_.init()) {
+    log_line("cannot register CUPTI activity buffers; the shared memory configuration is "
+             "predicted, not read");
+  }
+
   // Only the launch callbacks: every other API runs without a callback.
   for (int i = 0; i < kRuntimeLaunchCallbackCount; ++i) {
     rc =
@@ -279,7 +284,10 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
     status = CUPTI_ERROR_INVALID_CONTEXT;
   } else {
     current_.session = session_for(data->context, device, &status);
-    if (status == CUPTI_SUCCESS) status = current_.session->begin();
+    if (status == CUPTI_SUCCESS) {
+      smem_config_.arm(data->correlationId);
+      status = current_.session->begin();
+    }
     current_.started = status == CUPTI_SUCCESS;
   }
   current_.header.status = static_cast<uint32_t>(status);
@@ -290,6 +298,7 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   double values[kMaxMetrics] = {};
   CUptiResult status = static_cast<CUptiResult>(current_.header.status);
   if (current_.started) status = current_.session->end(values);
+  current_.facts.smem_config_bytes = smem_config_.collect();
   current_.header.end_ns = now_ns();
   // A launch the API refused (bad configuration): no counters, and the
   // status names the CUDA error (CUresult + 1'000'000 as the interface

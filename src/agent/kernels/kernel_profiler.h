@@ -35,6 +35,7 @@
 
 #include "agent/config.h"
 #include "agent/kernels/driver_api.h"
+#include "agent/kernels/executed_config.h"
 #include "agent/kernels/kernel_table.h"
 #include "agent/kernels/launch_metrics.h"
 #include "agent/kernels/launch_window.h"
@@ -109,6 +110,7 @@ class KernelProfiler {
   bool driver_loaded_ = false;
   format::SpoolWriter spool_;
 
+  ExecutedConfigProbe smem_config_;
   RangeSession sessions_[kMaxContexts];
   size_t session_count_ = 0;
   DeviceAttributes device_cache_[kMaxDevices];

@@ -60,6 +60,9 @@ size_t build_launch_metrics(const MetricList& cupti, const double* cupti_values,
     a.add("launch__cluster_dim_y", p.cluster[1]);
     a.add("launch__cluster_dim_z", p.cluster[2]);
   }
+  if (launch.smem_config_bytes != 0) {
+    a.add("launch__shared_mem_config_size", launch.smem_config_bytes);
+  }
   a.add("launch__cooperative", p.cooperative ? 1 : 0);
   if (launch.stream_known) a.add("launch__stream_id", launch.stream_id);
   a.add("launch__context_id", launch.context_id);

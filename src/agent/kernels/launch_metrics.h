@@ -22,10 +22,11 @@ struct LaunchFacts {
   bool stream_known = false;
   uint32_t stream_id = 0;   // CUPTI's stream id
   uint32_t context_id = 0;  // CUPTI's context uid
+  uint32_t smem_config_bytes = 0;  // the executed carveout (executed_config.h); 0: unknown
 };
 
-// CUPTI metrics, up to 16 launch values, 10 device values.
-inline constexpr size_t kMaxChunkMetrics = kMaxMetrics + 16 + kDeviceAttributeCount;
+// CUPTI metrics, up to 24 launch values (20 are named now), 10 device values.
+inline constexpr size_t kMaxChunkMetrics = kMaxMetrics + 24 + kDeviceAttributeCount;
 
 // Fills out[0..n) and returns n. `cupti_values` is null when the counters
 // were not collected (status != 0): then only the launch and device values.
