@@ -497,9 +497,12 @@ class Bench:
 
     # ------------------------------------------------------------ accuracy
     def ncu_argv(self, filt, skip, cmd):
-        return [self.ncu, "--set", "basic", "--clock-control", "none", "--kernel-name", filt,
-                "--launch-skip", str(skip), "--launch-count", "1", "--csv", "--page", "raw",
-                "--print-units", "base"] + cmd
+        # NCU_CACHE_CONTROL=none: ncu leaves caches as the program left them, as strata's
+        # kernel replay does; ncu's default (all) flushes every cache before each pass.
+        cache = os.environ.get("NCU_CACHE_CONTROL", "all")
+        return [self.ncu, "--set", "basic", "--clock-control", "none", "--cache-control", cache,
+                "--kernel-name", filt, "--launch-skip", str(skip), "--launch-count", "1",
+                "--csv", "--page", "raw", "--print-units", "base"] + cmd
 
     def strata_argv(self, filt, skip, cmd, trace):
         return [self.strata, "kernels", "--kernel-name", filt, "--launch-skip", str(skip),

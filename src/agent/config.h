@@ -22,8 +22,8 @@
 //   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
 //   STRATA_AGENT_KERNELS_FAIL  tests only: "privileges" simulates
 //                              CUPTI_ERROR_INSUFFICIENT_PRIVILEGES at the first profiled launch
-//   STRATA_AGENT_KERNELS_SMEM_PROBE  0: do not read the executed shared-memory
-//                              configuration from a kernel record (diagnosis only)
+//   STRATA_AGENT_KERNELS_SMEM_PROBE  0: no CUPTI kernel records (kernels/executed_config.h):
+//                              carveout predicted, registers from function attributes only
 //
 // Allocation: none; the struct holds fixed arrays. parse_config is pure
 // apart from the lookup function it is given, so tests feed it a fake

@@ -27,8 +27,11 @@ TEST(AgentKernelsConfig, DefaultsAreTraceModeAndEverything) {
   EXPECT_EQ(c.kernel_count, Config::kAllLaunches);
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
   EXPECT_FALSE(c.simulate_privilege_failure);
+  EXPECT_TRUE(c.smem_config_probe);
   EXPECT_FALSE(c.debug);
   EXPECT_STREQ(c.warning, "");
+  g_env["STRATA_AGENT_KERNELS_SMEM_PROBE"] = "0";
+  EXPECT_FALSE(parse_config(fake_env).smem_config_probe);
 }
 
 TEST(AgentKernelsConfig, ReadsEveryVariable) {

@@ -286,6 +286,24 @@ TEST(KernelsLaunchMetrics, LaunchAndDeviceValuesWithAndWithoutCounters) {
   EXPECT_EQ(v["device__attribute_multiprocessor_count"], 132);
   EXPECT_EQ(v.count("device__attribute_warp_size"), 0u) << "unknown attributes are left out";
   EXPECT_EQ(v.count("launch__cluster_dim_x"), 0u) << "no cluster set";
+  EXPECT_EQ(v.count("launch__shared_mem_config_size"), 0u) << "no kernel record: unknown";
+
+  // Every value there is at once (a cluster, the kernel record's carveout)
+  // fits the chunk's capacity, with every device attribute.
+  facts.params.cluster[0] = 2, facts.params.cluster[1] = 1, facts.params.cluster[2] = 1;
+  facts.smem_config_bytes = 135168;
+  for (int i = 0; i < kDeviceAttributeCount; ++i) device.known[i] = true;
+  n = build_launch_metrics(list, counters, facts, device, out, kMaxChunkMetrics);
+  v = values_of(out, n);
+  EXPECT_EQ(v["launch__shared_mem_config_size"], 135168);
+  EXPECT_EQ(v["launch__cluster_dim_x"], 2);
+  EXPECT_EQ(v.count("device__attribute_warp_size"), 1u) << "the last value still fits";
+  EXPECT_LT(n, kMaxChunkMetrics);
+
+  // Registers as allocated: a kernel compiled to 8 runs with 16.
+  facts.function.registers_per_thread = 8;
+  v = values_of(out, build_launch_metrics(list, counters, facts, device, out, kMaxChunkMetrics));
+  EXPECT_EQ(v["launch__registers_per_thread"], 16);
 
   // A failed collection: the launch values only.
   n = build_launch_metrics(list, nullptr, facts, device, out, kMaxChunkMetrics);

@@ -2,31 +2,40 @@
 
 #include <cupti.h>
 
+#include <atomic>
+
+#include "agent/log.h"
+
 namespace strata::agent::kernels {
 
 namespace {
 
-// One launch's records (a kernel replay may add one per pass) fit easily;
-// two buffers so that CUPTI can ask for a second while the first is out.
-constexpr size_t kBufferBytes = 64 * 1024;
-alignas(8) uint8_t g_buffers[2][kBufferBytes];
-std::atomic<bool> g_buffer_out[2];  // handed to CUPTI, not yet completed
+// Records of launches nobody profiles pass through these and are dropped;
+// four buffers so that CUPTI has one while the completion callback reads
+// another. A request finding none free gets none (CUDA 13.0 allows a null
+// buffer: those records are dropped, counted by CUPTI).
+constexpr int kBuffers = 4;
+constexpr size_t kBufferBytes = 256 * 1024;
+alignas(8) uint8_t g_buffers[kBuffers][kBufferBytes];
+std::atomic<bool> g_buffer_out[kBuffers];  // handed to CUPTI, not yet completed
 
-// Written by the completion callback, read by collect() on the launch's
-// thread after the flush: cuptiActivityFlushAll is a blocking call that
-// hands every buffer to the completion callback before it returns
-// (cupti_activity.h, CUDA 13.0).
-std::atomic<uint32_t> g_wanted_correlation{0};
-std::atomic<uint32_t> g_matched_bytes{0};
-std::atomic<uint32_t> g_last_bytes{0};
-std::atomic<uint32_t> g_distinct_launches{0};
-std::atomic<uint32_t> g_last_correlation{0};
+// Set by expect(), matched by the completion callback, read by collect()
+// after the flush: cuptiActivityFlushAll is a blocking call that hands every
+// buffer to the completion callback before it returns (cupti_activity.h,
+// CUDA 13.0). The kernel record's correlation id is the launch API call's
+// (the same id CUpti_CallbackData::correlationId carries).
+std::atomic<uint32_t> g_wanted{0};
+std::atomic<bool> g_found{false};
+std::atomic<uint32_t> g_smem_executed{0};
+std::atomic<uint32_t> g_registers{0};
+std::atomic<uint32_t> g_static_shared{0};
+std::atomic<uint32_t> g_records{0};  // kernel records seen since expect()
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = nullptr;  // both out: CUPTI drops the records (CUDA 13.0 allows a null buffer)
+  *buffer = nullptr;
   *size = 0;
   *max_records = 0;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kBuffers; ++i) {
     if (!g_buffer_out[i].exchange(true)) {
       *buffer = g_buffers[i];
       *size = kBufferBytes;
@@ -37,53 +46,66 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   CUpti_Activity* record = nullptr;
+  const uint32_t wanted = g_wanted.load();
   while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+    g_records.fetch_add(1);
     // CUDA 13's layout: the agent refuses a CUPTI older than 13.0.
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    if (kernel->correlationId == g_wanted_correlation.load(std::memory_order_relaxed)) {
-      g_matched_bytes.store(kernel->sharedMemoryExecuted, std::memory_order_relaxed);
-    }
-    if (kernel->correlationId != g_last_correlation.exchange(kernel->correlationId)) {
-      g_distinct_launches.fetch_add(1, std::memory_order_relaxed);
-    }
-    g_last_bytes.store(kernel->sharedMemoryExecuted, std::memory_order_relaxed);
+    if (wanted == 0 || kernel->correlationId != wanted) continue;
+    g_smem_executed.store(kernel->sharedMemoryExecuted);
+    g_registers.store(kernel->registersPerThread);
+    g_static_shared.store(kernel->staticSharedMemory);
+    g_found.store(true);
   }
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kBuffers; ++i) {
     if (buffer == g_buffers[i]) g_buffer_out[i].store(false);
   }
 }
 
 }  // namespace
 
-bool ExecutedConfigProbe::init() {
-  ready_ = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) == CUPTI_SUCCESS;
-  return ready_;
+bool ExecutedConfigProbe::start() {
+  if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+    return false;
+  }
+  started_ = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+  return started_;
 }
 
-void ExecutedConfigProbe::arm(uint32_t correlation_id) {
-  if (!ready_) return;
-  g_wanted_correlation.store(correlation_id);
-  g_matched_bytes.store(0);
-  g_last_bytes.store(0);
-  g_distinct_launches.store(0);
-  g_last_correlation.store(0);
-  armed_ = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+void ExecutedConfigProbe::expect(uint32_t correlation_id) {
+  if (!started_) return;
+  g_found.store(false);
+  g_records.store(0);
+  g_wanted.store(correlation_id);
 }
 
-uint32_t ExecutedConfigProbe::collect() {
-  if (!armed_) return 0;
-  armed_ = false;
+ExecutedLaunch ExecutedConfigProbe::collect(bool debug) {
+  ExecutedLaunch out;
+  if (!started_) return out;
+  // Forced: also a buffer that is not full. The launch has finished (kernel
+  // replay ran every pass inside its API call), so its record is complete.
+  CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  out.found = g_found.load();
+  if (out.found) {
+    out.smem_config_bytes = g_smem_executed.load();
+    out.registers_per_thread = g_registers.load();
+    out.static_shared_bytes = g_static_shared.load();
+  }
+  if (debug) {
+    log_line("kernels: kernel records: flush %d, %u records, correlation %u %s",
+             static_cast<int>(flushed), g_records.load(), g_wanted.load(),
+             out.found ? "found" : "not found");
+  }
+  g_wanted.store(0);
+  return out;
+}
+
+void ExecutedConfigProbe::stop() {
+  if (!started_) return;
+  started_ = false;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  // Forced: the launch has finished (kernel replay ran every pass inside
-  // it), so its record is complete; forced also returns a buffer that is
-  // not full.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (uint32_t matched = g_matched_bytes.load(); matched != 0) return matched;
-  // The kernel record may carry the driver call's correlation id where the
-  // launch came through the runtime; while armed only this launch ran
-  // (other threads' launches wait for the profiler's lock).
-  return g_distinct_launches.load() == 1 ? g_last_bytes.load() : 0;
 }
 
 }  // namespace strata::agent::kernels

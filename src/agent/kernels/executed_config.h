@@ -1,35 +1,49 @@
-// The shared-memory configuration (carveout) the driver ran a profiled
-// launch with. Nsight Compute prints it as "Shared Memory Configuration
-// Size", and the occupancy limit by shared memory depends on it; it is
-// neither a launch parameter nor a function attribute (a library may set a
-// carveout preference, and the driver picks the configuration), but CUPTI's
-// kernel activity record carries it (CUpti_ActivityKernel10::
-// sharedMemoryExecuted). So the kernel activity kind is enabled for the
-// profiled launch alone and its record read back at the launch's exit.
+// What the driver ran a profiled launch with, from CUPTI's kernel activity
+// record (CUpti_ActivityKernel10): the shared-memory configuration
+// (carveout) that Nsight Compute prints as "Shared Memory Configuration
+// Size" and that the shared-memory block limit depends on, and the
+// registers per thread and static shared memory that nsys and ncu print.
+// None of these is reliably known otherwise: the carveout is the driver's
+// choice (a library may set a preference), and a kernel launched through a
+// statically linked runtime (nvcc's default, cuBLAS) has no CUfunction the
+// agent can ask for its attributes.
+//
+// The kernel activity kind is enabled from the agent's start until the last
+// launch to profile (kernel records cost about 1-2 us per launch and do not
+// serialize anything; records of other launches are dropped unread), because
+// CUPTI decides whether to record a kernel when it is launched: enabling it
+// in the profiled launch's own API callback is too late for that launch.
+// NOT VERIFIED ON A GPU: see docs/kernels.md.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 namespace strata::agent::kernels {
 
+// What the kernel record says of the launch.
+struct ExecutedLaunch {
+  bool found = false;
+  uint32_t smem_config_bytes = 0;     // sharedMemoryExecuted
+  uint32_t registers_per_thread = 0;  // registersPerThread
+  uint32_t static_shared_bytes = 0;   // staticSharedMemory
+};
+
 class ExecutedConfigProbe {
  public:
   // Registers CUPTI's activity buffer callbacks (the tracer, which owns
-  // them in trace mode, does not run in kernels mode). False: unavailable,
-  // and arm/collect do nothing.
-  bool init();
-  // Before the profiled launch, whose API call has `correlation_id`: kernel
-  // records from now on.
-  void arm(uint32_t correlation_id);
-  // After it: stops kernel records, flushes them, and returns the bytes of
-  // the launch's configuration (or of the only launch seen while armed), 0
-  // when no record came.
-  uint32_t collect();
+  // them in trace mode, does not run in kernels mode) and enables kernel
+  // records. False: unavailable, and the other calls do nothing.
+  bool start();
+  // Before the profiled launch whose API call has `correlation_id`.
+  void expect(uint32_t correlation_id);
+  // After it: flushes CUPTI's records and returns that launch's.
+  // `debug`: one stderr line on what came back.
+  ExecutedLaunch collect(bool debug);
+  // After the last launch to profile: no more kernel records.
+  void stop();
 
  private:
-  bool ready_ = false;
-  bool armed_ = false;
+  bool started_ = false;
 };
 
 }  // namespace strata::agent::kernels

@@ -116,8 +116,8 @@ bool KernelProfiler::start(const Config& config) {
   }
   write_process_info(spool_);
 
-  if (config.smem_config_probe && !smem_config_.init()) {
-    log_line("cannot register CUPTI activity buffers; the shared memory configuration is "
+  if (config.smem_config_probe && !executed_.start()) {
+    log_line("cannot enable CUPTI's kernel records; the shared memory configuration is "
              "predicted, not read");
   }
 
@@ -285,7 +285,7 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   } else {
     current_.session = session_for(data->context, device, &status);
     if (status == CUPTI_SUCCESS) {
-      smem_config_.arm(data->correlationId);
+      executed_.expect(data->correlationId);
       status = current_.session->begin();
     }
     current_.started = status == CUPTI_SUCCESS;
@@ -298,7 +298,7 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   double values[kMaxMetrics] = {};
   CUptiResult status = static_cast<CUptiResult>(current_.header.status);
   if (current_.started) status = current_.session->end(values);
-  current_.facts.smem_config_bytes = smem_config_.collect();
+  const ExecutedLaunch executed = executed_.collect(debug());
   current_.header.end_ns = now_ns();
   // A launch the API refused (bad configuration): no counters, and the
   // status names the CUDA error (CUresult + 1'000'000 as the interface
@@ -315,6 +315,25 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   CUdevice cu_device = 0;
   if (driver_.cuDeviceGet != nullptr) driver_.cuDeviceGet(&cu_device, static_cast<int>(device));
   current_.facts.function = function_attributes(driver_, current_.facts.params, cu_device);
+  if (debug()) {
+    const LaunchParams& p = current_.facts.params;
+    log_line("kernels: handles function %d kernel %d host stub %d; function attributes %s "
+             "(registers %d, static shared %d); kernel record %s "
+             "(registers %u, static shared %u, configuration %u)",
+             p.function != nullptr, p.kernel != nullptr, p.host_function != nullptr,
+             current_.facts.function.known ? "read" : "unknown",
+             current_.facts.function.registers_per_thread, current_.facts.function.static_shared,
+             executed.found ? "read" : "missing", executed.registers_per_thread,
+             executed.static_shared_bytes, executed.smem_config_bytes);
+  }
+  if (executed.found) {
+    // The driver's own account of the launch, which nsys and ncu print:
+    // preferred over the function's attributes.
+    current_.facts.function.known = true;
+    current_.facts.function.registers_per_thread = static_cast<int>(executed.registers_per_thread);
+    current_.facts.function.static_shared = static_cast<int>(executed.static_shared_bytes);
+    current_.facts.smem_config_bytes = executed.smem_config_bytes;
+  }
   format::MetricValue metrics[kMaxChunkMetrics];
   size_t count =
       build_launch_metrics(metrics_, status == CUPTI_SUCCESS ? values : nullptr, current_.facts,
@@ -389,6 +408,7 @@ void KernelProfiler::report_failure(CUptiResult status, uint32_t device,
 }
 
 void KernelProfiler::tear_down_sessions() {
+  executed_.stop();
   for (size_t i = 0; i < session_count_; ++i) sessions_[i].tear_down();
 }
 

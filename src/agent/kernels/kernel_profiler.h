@@ -110,7 +110,7 @@ class KernelProfiler {
   bool driver_loaded_ = false;
   format::SpoolWriter spool_;
 
-  ExecutedConfigProbe smem_config_;
+  ExecutedConfigProbe executed_;  // kernel records: carveout, registers
   RangeSession sessions_[kMaxContexts];
   size_t session_count_ = 0;
   DeviceAttributes device_cache_[kMaxDevices];

@@ -1,5 +1,7 @@
 #include "agent/kernels/launch_metrics.h"
 
+#include <algorithm>
+
 namespace strata::agent::kernels {
 
 // Here rather than in driver_api.cc, which only the agent links: the names
@@ -51,7 +53,12 @@ size_t build_launch_metrics(const MetricList& cupti, const double* cupti_values,
   a.add("launch__block_size", block);
   a.add("launch__thread_count", grid * block);
   if (launch.function.known) {
-    a.add("launch__registers_per_thread", launch.function.registers_per_thread);
+    // As the SM allocates them, which is what ncu prints and its occupancy
+    // uses: never fewer than 16. On the H200, ncu printed 16 for five kernels
+    // that ptxas compiled to 8, 13 and 14 registers, and the exact count from
+    // 24 up (tests/gpu/kernel_zoo.cu against ncu 2025.3, 2026-12-01).
+    a.add("launch__registers_per_thread",
+          std::max(launch.function.registers_per_thread, kMinAllocatedRegisters));
     a.add("launch__shared_mem_per_block_static", launch.function.static_shared);
   }
   a.add("launch__shared_mem_per_block_dynamic", static_cast<double>(p.dynamic_shared));

@@ -25,6 +25,9 @@ struct LaunchFacts {
   uint32_t smem_config_bytes = 0;  // the executed carveout (executed_config.h); 0: unknown
 };
 
+// The fewest registers per thread an SM allocates (launch_metrics.cc).
+inline constexpr int kMinAllocatedRegisters = 16;
+
 // CUPTI metrics, up to 24 launch values (20 are named now), 10 device values.
 inline constexpr size_t kMaxChunkMetrics = kMaxMetrics + 24 + kDeviceAttributeCount;
 

@@ -428,7 +428,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(inv) == 1 and inv[0]["verdict"] == "pass",
           "end to end: a zoo filter: strata's invocation equals --launch-skip")
     res, _ = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
-                       case=("graph", "zoo_graph", "regex:zoo_graph_b", 2, ""))
+                       case=("reduction", "zoo_reduction", "regex:zoo_reduction", 2, ""))
     check("invocation" in failed(res["comparisons"]),
           "end to end: strata's invocation 1 where --launch-skip 2: FAIL")
 
