@@ -1,5 +1,5 @@
 // KernelProfiler: kernels mode of the agent (STRATA_AGENT_MODE=kernels, run by
-// `strata kernels`; kernels-interface.md, docs/agent.md "Kernels mode").
+// `strata kernels`; docs/kernels-interface.md, docs/agent.md "Kernels mode").
 // Instead of the activity tracer, it holds the process's CUPTI subscriber
 // and the launch callbacks of the runtime and driver APIs. Every launch is
 // named and counted (KernelTable, written as kernels-seen chunks); the

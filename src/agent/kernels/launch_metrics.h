@@ -1,6 +1,6 @@
 // The values of one kernel-metrics chunk: the CUPTI metrics (when they were
 // collected) followed by the launch__* and device__attribute_* values the
-// agent knows without counters (kernels-interface.md, "Metric names").
+// agent knows without counters (docs/kernels-interface.md, "Metric names").
 //
 // Pure: no CUDA calls; the names are string literals, so the MetricValues
 // it fills stay valid.

@@ -20,7 +20,7 @@
 
 namespace strata::agent::kernels {
 
-// launch__api values (kernels-interface.md).
+// launch__api values (docs/kernels-interface.md).
 enum class LaunchApi : uint32_t {
   kNone = 0,
   kRuntime = 1,      // <<<>>>, cudaLaunchKernel, cudaLaunchKernelExC

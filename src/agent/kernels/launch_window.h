@@ -1,7 +1,7 @@
 // Which matching launches get profiled: STRATA_KERNEL_SKIP of them are let
 // through first, then STRATA_KERNEL_COUNT are profiled (ncu's
 // --launch-skip / --launch-count over the kernels that --kernel-name
-// matched; kernels-interface.md).
+// matched; docs/kernels-interface.md).
 //
 // Threading: not thread-safe; the kernel profiler calls it under its lock.
 // Allocation: none.

@@ -1,5 +1,5 @@
 // The CUPTI range-profiler metrics of each ncu section strata kernels
-// collects (kernels-interface.md, "Metric names"; shared/reference/
+// collects (docs/kernels-interface.md, "Metric names"; shared/reference/
 // ncu-metrics.md has what each value is). "launch" needs no counters: its
 // values are computed on the host from the launch__* and device__attribute_*
 // values the agent always writes.

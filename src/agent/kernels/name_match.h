@@ -1,6 +1,6 @@
 // Which kernels `strata kernels` profiles: STRATA_KERNEL_NAME against a
 // kernel's name, the way ncu's --kernel-name with its default
-// --kernel-name-base function does it (kernels-interface.md):
+// --kernel-name-base function does it (docs/kernels-interface.md):
 //   unset / empty    every kernel
 //   "regex:RE"       POSIX extended RE searched (not fully matched) in the base name
 //   anything else    equal to the base name or to the mangled name

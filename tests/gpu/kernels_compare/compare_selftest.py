@@ -3,7 +3,7 @@
 Every ncu and strata text below is SYNTHETIC: written by hand from the documented
 formats (ncu --csv --page raw --print-units base: a header row of "ID", "Process ID",
 ..., "Kernel Name", ... and metric names, a row of units, one row per profiled launch;
-strata kernels --format json: helpers/kernels-interface.md), with values shaped like
+strata kernels --format json: docs/kernels-interface.md), with values shaped like
 the anchor figures of the first gemm of the seed's PyTorch case. None of it is output
 of a GPU run. It checks that the script parses those shapes, converts units, applies
 the tolerances, and turns wrong values, wrong kernels, missing values and broken runs
