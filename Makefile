@@ -29,7 +29,8 @@ test-gpu: build
 
 # The workflow on the bundled example: the baseline (cpu_hotspot slow vs
 # fast), then the CPU profile of slow mode, which names the hotspot; on a
-# machine with a CUDA device also the GPU timeline of gpu_matmul's slow mode.
+# machine with a CUDA device also the GPU timeline of gpu_matmul's slow mode
+# and the Launch Statistics and Occupancy of its first GEMM (the tiny grid).
 demo: build
 	@mkdir -p $(BUILD)/demo
 	$(STRATA) bench -n 5 --warmup 1 -q --metric elapsed_ms --force -o $(BUILD)/demo/bench.sqlite \
@@ -43,7 +44,10 @@ demo: build
 	  echo "$(STRATA) trace -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync --repeats 128 --tile-size 128"; \
 	  $(STRATA) trace --force -o $(BUILD)/demo/trace.sqlite \
 	    -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync --repeats 128 --tile-size 128; \
-	else echo; echo "(no CUDA device here: the GPU part of the demo, strata trace on gpu_matmul, is skipped)"; fi
+	  echo; echo "$(STRATA) kernels --kernel-name regex:gemm --launch-count 1 --section launch,occupancy -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync"; \
+	  $(STRATA) kernels --kernel-name regex:gemm --launch-count 1 --section launch,occupancy --force \
+	    -o $(BUILD)/demo/kernels.sqlite -- $(BUILD)/bin/gpu_matmul --mode slow_loop_sync; \
+	else echo; echo "(no CUDA device here: the GPU part of the demo, strata trace and strata kernels on gpu_matmul, is skipped)"; fi
 
 # Benchmarks (bench/); figures go to docs/PERFORMANCE.md.
 bench: build
