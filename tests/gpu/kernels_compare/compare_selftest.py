@@ -1,6 +1,7 @@
 """CPU self-test of bench/kernels_vs_ncu.py's parsing and comparison, on canned inputs.
 
-Every ncu and strata text below is SYNTHETIC: written by hand from the documented
+Every ncu and strata text below is SYNTHETIC, but for the last section, which reads
+real captures from tests/data/kernels-zoo-h200: written by hand from the documented
 formats (ncu --csv --page raw --print-units base: a header row of "ID", "Process ID",
 ..., "Kernel Name", ... and metric names, a row of units, one row per profiled launch;
 strata kernels --format json: docs/kernels-interface.md), with values shaped like
@@ -448,6 +449,60 @@ with tempfile.TemporaryDirectory() as tmp:
     notes = [r["note"] for r in res["comparisons"] if r["verdict"] == "FAIL"]
     check(any("strata profiled 2 launches" in n for n in notes),
           "end to end: strata profiled two launches: FAIL")
+
+# ------------------------------------------------ REAL captures (tests/data/kernels-zoo-h200)
+# Whole stdout of ncu and of strata kernels on the H200 (its COMMAND file says how they
+# were made). They check the parsers on the real formats, not on what the synthetic
+# inputs above assume of them, and pin the verdicts of that run.
+real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                    "kernels-zoo-h200")
+
+
+def real_case(case):
+    with open(os.path.join(real, f"{case}-ncu-stdout.txt")) as f:
+        ncu_rows = kv.parse_ncu_raw_csv(f.read())
+    with open(os.path.join(real, f"{case}-strata-stdout.txt")) as f:
+        obj = kv.extract_strata_json(f.read())
+    return ncu_rows, obj
+
+
+def verdict_of(recs, metric):
+    return next((r["verdict"] for r in recs if r["metric"] == metric), None)
+
+
+for case, kernel, ncu_ns in (("elementwise", "zoo_elementwise_saxpy", 216672),
+                             ("sgemm_small", None, 5952),
+                             ("register_limited", "zoo_register_limited_mix", 54240)):
+    ncu_rows, obj = real_case(case)
+    check(len(ncu_rows) == 1, f"real {case}: ncu's raw CSV holds one launch")
+    check(obj is not None and len(obj["kernels"]) == 1, f"real {case}: strata's JSON, one launch")
+    if len(ncu_rows) != 1 or obj is None or len(obj["kernels"]) != 1:
+        continue
+    metrics = ncu_rows[0]["metrics"]
+    text, unit = metrics.get("gpu__time_duration.sum", ("", ""))
+    # ncu 2025.3's base unit for time is "ns" (the synthetic inputs above say "nsecond").
+    check(unit == "ns" and float(kv.parse_number(text)) == ncu_ns,
+          f"real {case}: ncu's duration {text} {unit} read as {ncu_ns} ns")
+    check(len(metrics) > 40, f"real {case}: ncu's basic set has {len(metrics)} raw metrics")
+    recs = kv.compare_launch(ncu_rows[0], obj["kernels"][0])
+    check(verdict_of(recs, "kernel") == "pass", f"real {case}: both tools name the same kernel")
+    if kernel:
+        check(kv.base_name(obj["kernels"][0]["kernel"]) == kernel,
+              f"real {case}: strata's kernel is {kernel}")
+    # That build lacked registers per thread for runtime launches (docs/PERFORMANCE.md).
+    check(verdict_of(recs, "launch__registers_per_thread") == "FAIL",
+          f"real {case}: that build's missing registers are caught")
+
+ncu_rows, obj = real_case("elementwise")
+recs = kv.compare_launch(ncu_rows[0], obj["kernels"][0])
+check(verdict_of(recs, "gpu__time_duration.sum") == "pass",
+      "real elementwise: 216.67 us against 220.13 us is within 5 %")
+check(verdict_of(recs, "sm__warps_active.avg.pct_of_peak_sustained_active") == "pass",
+      "real elementwise: achieved occupancy within 3 points")
+ncu_rows, obj = real_case("sgemm_small")
+recs = kv.compare_launch(ncu_rows[0], obj["kernels"][0])
+check(verdict_of(recs, "gpu__time_duration.sum") == "FAIL",
+      "real sgemm_small: 5.95 us (ncu, caches flushed) against 4.77 us is outside 5 %")
 
 print(f"\ncompare_selftest: {len(failures)} failed" if failures else "\ncompare_selftest: all passed")
 sys.exit(1 if failures else 0)
