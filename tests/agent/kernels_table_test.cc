@@ -236,13 +236,23 @@ TEST(KernelsLaunchParams, ClassifiesGraphsAndIgnoresOtherCalls) {
   EXPECT_FALSE(decode_launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
                              nullptr, &out));
   // Every enabled callback is one the profiler handles.
-  for (int i = 0; i < kRuntimeLaunchCallbackCount; ++i) {
-    EXPECT_NE(classify(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeLaunchCallbacks[i]),
-              CallbackKind::kOther);
+  for (const LaunchCallback& launch : launch_callbacks()) {
+    EXPECT_NE(classify(launch.domain, launch.cbid), CallbackKind::kOther);
   }
-  for (int i = 0; i < kDriverLaunchCallbackCount; ++i) {
-    EXPECT_NE(classify(CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunchCallbacks[i]),
-              CallbackKind::kOther);
+}
+
+// The one table: each launch entry decodes (a zeroed struct: null handles
+// and config pointers) with its own _ptsz flag; graph launches do not decode.
+TEST(KernelsLaunchParams, EveryEnabledCallbackDecodesAsItsTableSays) {
+  alignas(16) unsigned char zeros[256] = {};
+  for (const LaunchCallback& launch : launch_callbacks()) {
+    LaunchParams out;
+    const bool is_launch = launch.kind == CallbackKind::kLaunch;
+    EXPECT_EQ(decode_launch(launch.domain, launch.cbid, zeros, &out), is_launch) << launch.cbid;
+    if (!is_launch) continue;
+    EXPECT_EQ(out.per_thread_stream, launch.per_thread_stream) << launch.cbid;
+    EXPECT_EQ(out.runtime, launch.domain == CUPTI_CB_DOMAIN_RUNTIME_API) << launch.cbid;
+    EXPECT_NE(out.api, LaunchApi::kNone) << launch.cbid;
   }
 }
 

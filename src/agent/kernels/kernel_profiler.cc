@@ -122,13 +122,9 @@ bool KernelProfiler::start(const Config& config) {
   }
 
   // Only the launch callbacks: every other API runs without a callback.
-  for (int i = 0; i < kRuntimeLaunchCallbackCount; ++i) {
-    rc =
-        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeLaunchCallbacks[i]);
+  for (const LaunchCallback& launch : launch_callbacks()) {
+    rc = cuptiEnableCallback(1, subscriber, launch.domain, launch.cbid);
     if (rc != CUPTI_SUCCESS) break;
-  }
-  for (int i = 0; rc == CUPTI_SUCCESS && i < kDriverLaunchCallbackCount; ++i) {
-    rc = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunchCallbacks[i]);
   }
   if (rc != CUPTI_SUCCESS) {
     log_line("cannot enable CUPTI's launch callbacks (%s); kernels not profiled",

@@ -96,178 +96,145 @@ void read_runtime_attributes(const cudaLaunchAttribute* attrs, unsigned count, L
   }
 }
 
-template <typename P>
-void decode_runtime_classic(const void* params, LaunchApi api, LaunchParams* out) {
+// One decoder per parameter layout; launch_callbacks() says which callback
+// has which. A _ptsz variant has the same layout as its plain entry point.
+
+// cudaLaunchKernel, cudaLaunchCooperativeKernel: func, gridDim, blockDim,
+// args, sharedMem, stream.
+template <typename P, LaunchApi kApi>
+void decode_runtime_classic(const void* params, LaunchParams* out) {
   const auto* p = static_cast<const P*>(params);
-  out->api = api;
+  out->api = kApi;
   set_dims(out, p->gridDim, p->blockDim);
   out->dynamic_shared = p->sharedMem;
   out->stream = reinterpret_cast<CUstream>(p->stream);
   out->host_function = p->func;
-  out->cooperative = api == LaunchApi::kCooperative;
+  out->cooperative = kApi == LaunchApi::kCooperative;
 }
 
-template <typename P>
-void decode_driver_classic(const void* params, LaunchApi api, LaunchParams* out) {
+// __cudaLaunchKernel: as cudaLaunchKernel, with a cudaKernel_t for the stub.
+void decode_runtime_internal(const void* params, LaunchParams* out) {
+  const auto* p = static_cast<const InternalLaunchKernelParams*>(params);
+  out->api = LaunchApi::kRuntime;
+  set_dims(out, p->gridDim, p->blockDim);
+  out->dynamic_shared = p->sharedMem;
+  out->stream = reinterpret_cast<CUstream>(p->stream);
+  out->kernel = reinterpret_cast<CUkernel>(p->kernel);
+}
+
+// cudaLaunchKernelExC: the configuration (and its attributes) behind a pointer.
+void decode_runtime_ex(const void* params, LaunchParams* out) {
+  const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
+  out->api = LaunchApi::kRuntime;
+  out->host_function = p->func;
+  if (p->config == nullptr) return;
+  set_dims(out, p->config->gridDim, p->config->blockDim);
+  out->dynamic_shared = p->config->dynamicSmemBytes;
+  out->stream = reinterpret_cast<CUstream>(p->config->stream);
+  read_runtime_attributes(p->config->attrs, p->config->numAttrs, out);
+}
+
+// cuLaunchKernel, cuLaunchCooperativeKernel: f, the six dimensions,
+// sharedMemBytes, hStream.
+template <typename P, LaunchApi kApi>
+void decode_driver_classic(const void* params, LaunchParams* out) {
   const auto* p = static_cast<const P*>(params);
-  out->api = api;
+  out->api = kApi;
   set_dims(out, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ);
   out->dynamic_shared = p->sharedMemBytes;
   out->stream = p->hStream;
   out->function = p->f;
-  out->cooperative = api == LaunchApi::kCooperative;
+  out->cooperative = kApi == LaunchApi::kCooperative;
+}
+
+// cuLaunchKernelEx: the configuration (and its attributes) behind a pointer.
+void decode_driver_ex(const void* params, LaunchParams* out) {
+  const auto* p = static_cast<const DriverLaunchKernelExParams*>(params);
+  out->api = LaunchApi::kDriverEx;
+  out->function = p->f;
+  if (p->config == nullptr) return;
+  const CUlaunchConfig& c = *p->config;
+  set_dims(out, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
+  out->dynamic_shared = c.sharedMemBytes;
+  out->stream = c.hStream;
+  read_driver_attributes(c.attrs, c.numAttrs, out);
+}
+
+constexpr CUpti_CallbackDomain kRuntime = CUPTI_CB_DOMAIN_RUNTIME_API;
+constexpr CUpti_CallbackDomain kDriver = CUPTI_CB_DOMAIN_DRIVER_API;
+constexpr CallbackKind kLaunch = CallbackKind::kLaunch;
+constexpr CallbackKind kGraph = CallbackKind::kGraphLaunch;
+constexpr bool kPtsz = true;
+
+constexpr auto* kRuntimeLaunch =
+    &decode_runtime_classic<cudaLaunchKernel_v7000_params, LaunchApi::kRuntime>;
+constexpr auto* kRuntimeCooperative =
+    &decode_runtime_classic<cudaLaunchCooperativeKernel_v9000_params, LaunchApi::kCooperative>;
+constexpr auto* kDriverLaunch =
+    &decode_driver_classic<DriverLaunchKernelParams, LaunchApi::kDriver>;
+constexpr auto* kDriverCooperative =
+    &decode_driver_classic<DriverLaunchCooperativeKernelParams, LaunchApi::kCooperative>;
+
+constexpr LaunchCallback kLaunchCallbacks[] = {
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, kLaunch, !kPtsz, kRuntimeLaunch},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, kLaunch, kPtsz,
+     kRuntimeLaunch},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, kLaunch, !kPtsz,
+     decode_runtime_ex},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060, kLaunch, kPtsz,
+     decode_runtime_ex},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000, kLaunch, !kPtsz,
+     kRuntimeCooperative},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000, kLaunch, kPtsz,
+     kRuntimeCooperative},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, kLaunch, !kPtsz,
+     decode_runtime_internal},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, kLaunch, kPtsz,
+     decode_runtime_internal},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, kGraph, !kPtsz, nullptr},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, kGraph, kPtsz, nullptr},
+
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, kLaunch, !kPtsz, kDriverLaunch},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, kLaunch, kPtsz, kDriverLaunch},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, kLaunch, !kPtsz, decode_driver_ex},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, kLaunch, kPtsz, decode_driver_ex},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, kLaunch, !kPtsz,
+     kDriverCooperative},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz, kLaunch, kPtsz,
+     kDriverCooperative},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, kGraph, !kPtsz, nullptr},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, kGraph, kPtsz, nullptr},
+};
+
+// A linear scan: 18 entries, and only these callbacks are enabled, so it
+// runs once per launch.
+const LaunchCallback* find_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  for (const LaunchCallback& callback : kLaunchCallbacks) {
+    if (callback.domain == domain && callback.cbid == cbid) return &callback;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
-const CUpti_CallbackId kRuntimeLaunchCallbacks[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-};
-const int kRuntimeLaunchCallbackCount =
-    static_cast<int>(sizeof(kRuntimeLaunchCallbacks) / sizeof(kRuntimeLaunchCallbacks[0]));
-
-const CUpti_CallbackId kDriverLaunchCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
-const int kDriverLaunchCallbackCount =
-    static_cast<int>(sizeof(kDriverLaunchCallbacks) / sizeof(kDriverLaunchCallbacks[0]));
+std::span<const LaunchCallback> launch_callbacks() {
+  return kLaunchCallbacks;
+}
 
 CallbackKind classify(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    switch (cbid) {
-      case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000:
-        return CallbackKind::kGraphLaunch;
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
-      case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
-      case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
-        return CallbackKind::kLaunch;
-      default:
-        return CallbackKind::kOther;
-    }
-  }
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    switch (cbid) {
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        return CallbackKind::kGraphLaunch;
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-        return CallbackKind::kLaunch;
-      default:
-        return CallbackKind::kOther;
-    }
-  }
-  return CallbackKind::kOther;
+  const LaunchCallback* callback = find_callback(domain, cbid);
+  return callback != nullptr ? callback->kind : CallbackKind::kOther;
 }
 
 bool decode_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params,
                    LaunchParams* out) {
   *out = LaunchParams{};
-  if (params == nullptr || classify(domain, cbid) != CallbackKind::kLaunch) return false;
+  const LaunchCallback* callback = find_callback(domain, cbid);
+  if (params == nullptr || callback == nullptr || callback->decode == nullptr) return false;
   out->runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-  if (out->runtime) {
-    switch (cbid) {
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-        out->per_thread_stream = true;
-        [[fallthrough]];
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-        decode_runtime_classic<cudaLaunchKernel_v7000_params>(params, LaunchApi::kRuntime, out);
-        return true;
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000:
-        out->per_thread_stream = true;
-        [[fallthrough]];
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-        decode_runtime_classic<cudaLaunchCooperativeKernel_v9000_params>(
-            params, LaunchApi::kCooperative, out);
-        return true;
-      case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000:
-        out->per_thread_stream = true;
-        [[fallthrough]];
-      case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000: {
-        const auto* p = static_cast<const InternalLaunchKernelParams*>(params);
-        out->api = LaunchApi::kRuntime;
-        set_dims(out, p->gridDim, p->blockDim);
-        out->dynamic_shared = p->sharedMem;
-        out->stream = reinterpret_cast<CUstream>(p->stream);
-        out->kernel = reinterpret_cast<CUkernel>(p->kernel);
-        return true;
-      }
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-        out->per_thread_stream = true;
-        [[fallthrough]];
-      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060: {
-        const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
-        out->api = LaunchApi::kRuntime;
-        out->host_function = p->func;
-        if (p->config == nullptr) return true;
-        set_dims(out, p->config->gridDim, p->config->blockDim);
-        out->dynamic_shared = p->config->dynamicSmemBytes;
-        out->stream = reinterpret_cast<CUstream>(p->config->stream);
-        read_runtime_attributes(p->config->attrs, p->config->numAttrs, out);
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      out->per_thread_stream = true;
-      [[fallthrough]];
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      decode_driver_classic<DriverLaunchKernelParams>(params, LaunchApi::kDriver, out);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      out->per_thread_stream = true;
-      [[fallthrough]];
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      decode_driver_classic<DriverLaunchCooperativeKernelParams>(params, LaunchApi::kCooperative,
-                                                                 out);
-      return true;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      out->per_thread_stream = true;
-      [[fallthrough]];
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
-      const auto* p = static_cast<const DriverLaunchKernelExParams*>(params);
-      out->api = LaunchApi::kDriverEx;
-      out->function = p->f;
-      if (p->config == nullptr) return true;
-      const CUlaunchConfig& c = *p->config;
-      set_dims(out, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);
-      out->dynamic_shared = c.sharedMemBytes;
-      out->stream = c.hStream;
-      read_driver_attributes(c.attrs, c.numAttrs, out);
-      return true;
-    }
-    default:
-      return false;
-  }
+  out->per_thread_stream = callback->per_thread_stream;
+  callback->decode(params, out);
+  return true;
 }
 
 }  // namespace strata::agent::kernels

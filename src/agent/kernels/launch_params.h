@@ -17,6 +17,7 @@
 #include <cupti_callbacks.h>
 
 #include <cstdint>
+#include <span>
 
 namespace strata::agent::kernels {
 
@@ -51,17 +52,27 @@ struct LaunchParams {
   const void* host_function = nullptr;  // cudaLaunchKernel*: the host stub or a cudaKernel_t
 };
 
+// One callback the kernel profiler enables and what its functionParams are.
+struct LaunchCallback {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+  CallbackKind kind;       // kLaunch or kGraphLaunch
+  bool per_thread_stream;  // a _ptsz entry point
+  // Reads the parameter struct into the LaunchParams it is given (api, grid,
+  // block, shared memory, stream, kernel handle); null for graph launches.
+  void (*decode)(const void* params, LaunchParams* out);
+};
+
+// Every callback the kernel profiler enables: the kernel and graph launches
+// of the runtime, then of the driver, each with its _ptsz variant. The one
+// list that classify() and decode_launch() read.
+std::span<const LaunchCallback> launch_callbacks();
+
 CallbackKind classify(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 
 // Fills `out` from a launch callback's functionParams. False when `cbid` is
 // not a launch or `params` is null.
 bool decode_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params,
                    LaunchParams* out);
-
-// The callback ids the kernel profiler enables, per domain.
-extern const CUpti_CallbackId kRuntimeLaunchCallbacks[];
-extern const int kRuntimeLaunchCallbackCount;
-extern const CUpti_CallbackId kDriverLaunchCallbacks[];
-extern const int kDriverLaunchCallbackCount;
 
 }  // namespace strata::agent::kernels
