@@ -298,13 +298,17 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   current_.header.end_ns = now_ns();
   // A launch the API refused (bad configuration): no counters, and the
   // status names the CUDA error (CUresult + 1'000'000 as the interface
-  // defines; a runtime launch's cudaError_t is passed the same way).
-  if (status == CUPTI_SUCCESS && data->functionReturnValue != nullptr) {
-    int returned = *static_cast<const int*>(data->functionReturnValue);
-    if (returned != 0) {
-      current_.header.status = 1'000'000u + static_cast<uint32_t>(returned);
-      status = CUPTI_ERROR_UNKNOWN;
-    }
+  // defines; a runtime launch's cudaError_t is passed the same way). Such a
+  // launch never reached the GPU, so end() finds no range and fails too:
+  // the API's error is the one to record, and it ends nothing (docs/agent.md,
+  // "Faults"). A CUPTI failure before the launch (header.status already set
+  // by begin) is kept: profiling did not start.
+  const int returned = data->functionReturnValue != nullptr
+                           ? *static_cast<const int*>(data->functionReturnValue)
+                           : 0;
+  if (current_.header.status == 0 && returned != 0) {
+    current_.header.status = 1'000'000u + static_cast<uint32_t>(returned);
+    status = CUPTI_ERROR_UNKNOWN;
   }
   if (current_.header.status == 0) current_.header.status = static_cast<uint32_t>(status);
   const uint32_t device = current_.header.device;
