@@ -13,7 +13,7 @@ namespace strata::cli {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> find_agent() {
+Result<std::string> find_agent() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -23,13 +23,17 @@ std::optional<std::string> find_agent() {
 #ifdef STRATA_AGENT_BUILD_PATH
   if (fs::exists(STRATA_AGENT_BUILD_PATH, ec)) return std::string(STRATA_AGENT_BUILD_PATH);
 #endif
-  return std::nullopt;
+  return make_error(
+      "cannot find libstrata_agent.so (looked in ../lib beside the strata executable and in the "
+      "build tree)");
 }
 
-std::optional<std::string> make_run_dir() {
+Result<std::string> make_run_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-run-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) return std::nullopt;
+  if (mkdtemp(templ.data()) == nullptr) {
+    return make_error("cannot create a run directory under $TMPDIR");
+  }
   return templ;
 }
 
@@ -65,32 +69,42 @@ Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& comman
   return run;
 }
 
-Result<ingest::IngestStats> ingest_run(const std::string& run_dir,
-                                       const std::vector<std::string>& spools,
-                                       store::TraceWriter& writer, const store::RunInfo& info,
-                                       const std::function<Status()>& before_commit) {
-  std::error_code ec;
-  Status written = writer.write_run(info);
-  std::optional<ingest::IngestStats> ingested;
+int exit_status_after_report(const TargetExit& target, int report_status) {
+  if (report_status != kExitOk && target.shell_status() == 0) return report_status;
+  return target.shell_status();
+}
+
+std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const TargetExit& target,
+                                            NewTrace& trace,
+                                            const std::function<Status()>& before_commit) {
+  trace.info.exit_status = target.exit_status;
+  trace.info.signal = target.signal;
+  IngestedRun run;
+  run.spools = ingest::find_spools(run_dir);
+  Status written = trace.writer.write_run(trace.info);
   if (written) {
-    auto stats_or = ingest::ingest_spools(spools, writer);
+    auto stats_or = ingest::ingest_spools(run.spools, trace.writer);
     if (stats_or) {
-      ingested = std::move(*stats_or);
+      run.stats = std::move(*stats_or);
     } else {
       written = stats_or.error();
     }
   }
   if (written && before_commit) written = before_commit();
-  if (written) written = writer.commit();
+  if (written) written = trace.writer.commit();
+  std::error_code ec;
   fs::remove_all(run_dir, ec);
-  if (!written) return written.error();
-  for (const auto& problem : ingested->problems) {
+  if (!written) {
+    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    return std::nullopt;
+  }
+  for (const auto& problem : run.stats.problems) {
     std::fprintf(stderr, "strata: %s\n", problem.c_str());
   }
-  if (ingested->damaged_chunks + ingested->truncated_bytes > 0) {
+  if (run.stats.damaged_chunks + run.stats.truncated_bytes > 0) {
     std::fprintf(stderr, "strata: damaged spool data was skipped (see strata_counters)\n");
   }
-  return std::move(*ingested);
+  return run;
 }
 
 }  // namespace strata::cli

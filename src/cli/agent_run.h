@@ -9,18 +9,20 @@
 #include <string>
 #include <vector>
 
+#include "cli/new_trace.h"
 #include "common/result.h"
 #include "store/ingest/ingest.h"
-#include "store/trace_db.h"
 
 namespace strata::cli {
 
 // The installed layout first (bin/strata beside lib/libstrata_agent.so),
-// then the build tree this strata was built in.
-std::optional<std::string> find_agent();
+// then the build tree this strata was built in. The error is the one-line
+// message (the verb exits 1).
+Result<std::string> find_agent();
 
-// A fresh 0700 directory under $TMPDIR (mkdtemp creates it so).
-std::optional<std::string> make_run_dir();
+// A fresh 0700 directory under $TMPDIR (mkdtemp creates it so). The error is
+// the one-line message (the verb exits 1).
+Result<std::string> make_run_dir();
 
 std::vector<std::string> split_commas(const std::string& text);
 
@@ -31,6 +33,11 @@ struct TargetExit {
   int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
 };
 
+// The verb's exit status once the report is printed: the target's (128+N
+// when signal N killed it), unless the target succeeded and the report
+// failed, whose status is returned then.
+int exit_status_after_report(const TargetExit& target, int report_status);
+
 // Runs the command (the agent's environment is set already). SIGINT/SIGTERM
 // go to the target, which the agent flushes on its way out; strata stays
 // alive to ingest what it wrote. The error is the one-line message, with the
@@ -38,13 +45,19 @@ struct TargetExit {
 Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& command,
                                           int* error_status);
 
-// Writes the run row, ingests `spools`, runs `before_commit` (other layers'
+// What the agent left in the run directory, now in the trace.
+struct IngestedRun {
+  std::vector<std::string> spools;  // empty: the agent wrote nothing
+  ingest::IngestStats stats;
+};
+
+// After the target ended: records how in `trace.info`, writes the run row,
+// ingests the spools of `run_dir`, runs `before_commit` (other layers'
 // tables; may be empty) and commits the trace; prints the ingest's problems
-// and damage notes. `run_dir` is removed either way. Errors: the trace could
-// not be written.
-Result<ingest::IngestStats> ingest_run(const std::string& run_dir,
-                                       const std::vector<std::string>& spools,
-                                       store::TraceWriter& writer, const store::RunInfo& info,
-                                       const std::function<Status()>& before_commit = {});
+// and damage notes. `run_dir` is removed either way. When the trace could
+// not be written, prints why and returns nullopt (the verb exits 1).
+std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const TargetExit& target,
+                                            NewTrace& trace,
+                                            const std::function<Status()>& before_commit = {});
 
 }  // namespace strata::cli

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -21,7 +22,6 @@
 #include "common/clock.h"
 #include "common/strings.h"
 #include "report/kernel_report.h"
-#include "store/ingest/ingest.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -119,16 +119,14 @@ int run_kernels(const KernelsOptions& opt) {
 
   auto agent = find_agent();
   if (!agent) {
-    std::fprintf(stderr,
-                 "strata: cannot find libstrata_agent.so (looked in ../lib beside the strata "
-                 "executable and in the build tree)\n");
+    std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
     return kExitFailed;
   }
   auto trace = start_trace(opt.output, opt.force, "strata-kernels", "kernels", opt.command);
   if (!trace) return kExitUsage;
   auto run_dir = make_run_dir();
   if (!run_dir) {
-    std::fprintf(stderr, "strata: cannot create a run directory under $TMPDIR\n");
+    std::fprintf(stderr, "strata: %s\n", run_dir.error().message.c_str());
     return kExitFailed;
   }
   set_agent_env(opt, *agent, *run_dir, *sections);
@@ -142,19 +140,12 @@ int run_kernels(const KernelsOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", result.error().message.c_str());
     return error_status;
   }
-  trace->info.exit_status = result->exit_status;
-  trace->info.signal = result->signal;
-
-  std::vector<std::string> spools = ingest::find_spools(*run_dir);
-  auto ingested = ingest_run(*run_dir, spools, trace->writer, trace->info);
-  if (!ingested) {
-    std::fprintf(stderr, "strata: %s\n", ingested.error().message.c_str());
-    return kExitFailed;
-  }
+  auto ingested = ingest_agent_run(*run_dir, *result, *trace);
+  if (!ingested) return kExitFailed;
   std::fprintf(stderr, "strata: trace written to %s\n", trace->path.c_str());
 
   int report_status = kExitOk;
-  if (spools.empty()) {
+  if (ingested->spools.empty()) {
     std::fprintf(stderr,
                  "strata: no kernel was profiled: no agent output was found (no CUDA device is "
                  "visible, the program made no CUDA call, or its CUDA runtime is linked "
@@ -172,8 +163,7 @@ int run_kernels(const KernelsOptions& opt) {
       if (report_status != kExitOk) report_status = kExitFailed;
     }
   }
-  if (report_status != kExitOk && result->shell_status() == 0) return report_status;
-  return result->shell_status();
+  return exit_status_after_report(*result, report_status);
 }
 
 }  // namespace

@@ -28,7 +28,6 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "report/table.h"
-#include "store/ingest/ingest.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -47,11 +46,8 @@ struct TraceOptions {
 };
 
 // How the target ended, and its CPU profile when the cpu layer sampled it.
-struct TargetRun {
-  std::optional<int> exit_status;
-  std::optional<int> signal;
+struct TargetRun : TargetExit {
   std::optional<BuiltProfile> cpu;
-  int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
 };
 
 // Runs the command (the agent's environment is set already), under the CPU
@@ -64,8 +60,7 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
   if (!sampling) {
     auto plain = run_forwarding_signals(command, error_status);
     if (!plain) return plain.error();
-    run.exit_status = plain->exit_status;
-    run.signal = plain->signal;
+    static_cast<TargetExit&>(run) = *plain;
     return run;
   }
   // The sampler forwards SIGINT/SIGTERM itself while the child runs.
@@ -131,9 +126,7 @@ int run_trace(const TraceOptions& opt) {
   }
   auto agent = find_agent();
   if (!agent) {
-    std::fprintf(stderr,
-                 "strata: cannot find libstrata_agent.so (looked in ../lib beside the strata "
-                 "executable and in the build tree)\n");
+    std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
     return kExitFailed;
   }
   auto trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
@@ -143,7 +136,7 @@ int run_trace(const TraceOptions& opt) {
   store::RunInfo& info = trace->info;
   auto run_dir = make_run_dir();
   if (!run_dir) {
-    std::fprintf(stderr, "strata: cannot create a run directory under $TMPDIR\n");
+    std::fprintf(stderr, "strata: %s\n", run_dir.error().message.c_str());
     return kExitFailed;
   }
   setenv("STRATA_RUN_DIR", run_dir->c_str(), 1);
@@ -162,28 +155,22 @@ int run_trace(const TraceOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", result.error().message.c_str());
     return error_status;
   }
-  info.exit_status = result->exit_status;
-  info.signal = result->signal;
-
-  std::vector<std::string> spools = ingest::find_spools(*run_dir);
-  auto ingested = ingest_run(*run_dir, spools, writer, info, [&]() -> Status {
+  auto ingested = ingest_agent_run(*run_dir, *result, *trace, [&]() -> Status {
     if (result->cpu) return write_sampled_profile(writer, *result->cpu);
     return Ok{};
   });
-  if (!ingested) {
-    std::fprintf(stderr, "strata: %s\n", ingested.error().message.c_str());
-    return kExitFailed;
-  }
+  if (!ingested) return kExitFailed;
+  const std::vector<std::string>& spools = ingested->spools;
   if (spools.empty()) {
     std::fprintf(stderr,
                  "strata: no CUDA activity was recorded (the program made no CUDA call, or its "
                  "CUDA runtime is linked statically without injection support)\n");
   } else {
-    if (ingested->agent_dropped > 0) {
+    if (ingested->stats.agent_dropped > 0) {
       std::fprintf(stderr,
                    "strata: the agent dropped %llu records or buffers (raise "
                    "STRATA_AGENT_BUFFER_COUNT; see strata_counters)\n",
-                   static_cast<unsigned long long>(ingested->agent_dropped));
+                   static_cast<unsigned long long>(ingested->stats.agent_dropped));
     }
   }
   std::fprintf(stderr, "strata: trace written to %s\n", path.c_str());
@@ -206,8 +193,7 @@ int run_trace(const TraceOptions& opt) {
     std::fputs("\n", stdout);
     report_status = print_cpu_profile(result->cpu->profile, top);
   }
-  if (report_status != kExitOk && result->shell_status() == 0) return report_status;
-  return result->shell_status();
+  return exit_status_after_report(*result, report_status);
 }
 
 }  // namespace
