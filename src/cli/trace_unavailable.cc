@@ -1,35 +1,16 @@
-// `strata trace` in a build without the CUDA toolkit: the verb exists so the
-// command line is the same everywhere, and says why it cannot run.
+// `strata trace` in a build without the CUDA toolkit (cli/gpu_unavailable.h).
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <memory>
-#include <string>
-#include <vector>
 
+#include "cli/gpu_unavailable.h"
 #include "cli/verbs.h"
 
 namespace strata::cli {
 
 VerbRunner add_trace(CLI::App& app) {
-  auto* sub = app.add_subcommand(
-      "trace", "CUDA/NVTX trace (nsys profile --stats): not available in this build");
-  // Whatever flags and command follow are taken and ignored: the answer is
-  // the same for every command line.
-  auto ignored = std::make_shared<std::vector<std::string>>();
-  auto flag = std::make_shared<std::string>();
-  auto force = std::make_shared<bool>();
-  for (const char* name : {"--trace", "-o,--output", "--stats", "--format"}) {
-    sub->add_option(name, *flag, "ignored: this build cannot trace");
-  }
-  sub->add_flag("--force", *force, "ignored: this build cannot trace");
-  sub->add_option("command", *ignored, "-- CMD [ARGS...]");
-  sub->positionals_at_end(true);
-  return [ignored, flag, force] {
-    std::fprintf(stderr,
-                 "strata: this build has no GPU layers (the CUDA toolkit was not found when "
-                 "strata was configured)\n");
-    return kExitUsage;
-  };
+  return add_unavailable_gpu_verb(
+      app, "trace", "CUDA/NVTX trace (nsys profile --stats): not available in this build",
+      {"--trace", "-o,--output", "--stats", "--format"}, {"--force"},
+      "ignored: this build cannot trace");
 }
 
 }  // namespace strata::cli
