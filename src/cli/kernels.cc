@@ -4,6 +4,7 @@
 // chosen launches with CUPTI's range profiler and writes kernel-metrics and
 // kernels-seen chunks; ingests them into strata_kernel_metrics and
 // strata_kernels_seen and prints ncu's sections for each profiled launch.
+#include <regex.h>
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -41,6 +41,21 @@ struct KernelsOptions {
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "strata: %s\n", message.c_str());
   return kExitUsage;
+}
+
+// Why `pattern` does not compile as the agent compiles it (regcomp,
+// REG_EXTENDED: agent/kernels/name_match.cc), or nullopt when it does. The
+// same engine, so that a pattern accepted here cannot fail in the target.
+std::optional<std::string> posix_regex_error(const std::string& pattern) {
+  regex_t compiled;
+  int rc = regcomp(&compiled, pattern.c_str(), REG_EXTENDED | REG_NOSUB);
+  if (rc == 0) {
+    regfree(&compiled);
+    return std::nullopt;
+  }
+  char text[256];
+  regerror(rc, &compiled, text, sizeof text);
+  return std::string(text);
 }
 
 // The agent's comma list, in ncu's section order.
@@ -96,11 +111,9 @@ int run_kernels(const KernelsOptions& opt) {
       return usage_error("--kernel-name: empty name (use NAME or regex:REGEX)");
     }
     if (name.rfind("regex:", 0) == 0) {
-      try {
-        std::regex check(name.substr(6), std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
+      if (auto why = posix_regex_error(name.substr(6))) {
         return usage_error("--kernel-name '" + printable(name) + "': not a regular expression (" +
-                           e.what() + ")");
+                           *why + ")");
       }
     }
   }

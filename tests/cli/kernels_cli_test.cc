@@ -153,6 +153,8 @@ TEST(KernelsCli, BadFlagsAreOneLineUsageErrors) {
       {"--launch-skip -1", "--launch-skip must not be negative, is -1"},
       {"--launch-count many", "--launch-count"},
       {"--kernel-name 'regex:(gemm'", "--kernel-name 'regex:(gemm': not a regular expression"},
+      // ECMAScript's (?:...) is no POSIX extended RE, which the agent compiles.
+      {"--kernel-name 'regex:(?:gemm)'", "not a regular expression"},
       {"--kernel-name ''", "--kernel-name: empty name"},
   };
   for (const Case& c : cases) {
