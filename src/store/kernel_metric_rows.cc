@@ -58,69 +58,75 @@ Status write_kernels_seen(TraceWriter& writer, const std::vector<KernelSeenRow>&
   return Ok{};
 }
 
+namespace {
+
+// Runs `select` on `table` and calls on_row(statement) for each row; no row
+// at all when the trace has no such table (older strata files, Nsight
+// Systems exports). Errors name the file and the table.
+template <typename OnRow>
+Status for_each_row(const TraceReader& reader, const char* table, const char* select,
+                    OnRow&& on_row) {
+  std::string name = printable(reader.path());
+  auto exists = sql::table_exists(reader.handle(), table, name);
+  if (!exists) return exists.error();
+  if (!*exists) return Ok{};
+  auto stmt = sql::Statement::prepare(reader.handle(), select, name);
+  if (!stmt) return make_error(fmt::format("{}: {}: {}", name, table, stmt.error().message));
+  int rc;
+  while ((rc = stmt->step()) == SQLITE_ROW) on_row(*stmt);
+  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+  return Ok{};
+}
+
+}  // namespace
+
 Result<std::vector<ProfiledLaunch>> read_profiled_launches(const TraceReader& reader) {
   std::vector<ProfiledLaunch> launches;
-  std::string name = printable(reader.path());
-  auto exists = sql::table_exists(reader.handle(), "strata_kernel_metrics", name);
-  if (!exists) return exists.error();
-  if (!*exists) return launches;
-  auto stmt = sql::Statement::prepare(
-      reader.handle(),
+  Status read = for_each_row(
+      reader, "strata_kernel_metrics",
       "SELECT pid, device, correlation_id, invocation, kernel_name, status, start_ns, end_ns, "
       "metric, value FROM strata_kernel_metrics ORDER BY rowid",
-      name);
-  if (!stmt)
-    return make_error(fmt::format("{}: strata_kernel_metrics: {}", name, stmt.error().message));
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
-    ProfiledLaunch row;
-    row.pid = stmt->column_int(0);
-    row.device = stmt->column_int(1);
-    row.correlation_id = stmt->column_int(2);
-    row.invocation = stmt->column_int(3);
-    row.kernel_name = stmt->column_text(4);
-    row.status = stmt->column_int(5);
-    row.start_ns = stmt->column_int(6);
-    row.end_ns = stmt->column_int(7);
-    // A launch's rows are written together: consecutive rows with the same
-    // key belong to one launch.
-    bool same = !launches.empty() && [&] {
-      const ProfiledLaunch& last = launches.back();
-      return last.pid == row.pid && last.device == row.device &&
-             last.correlation_id == row.correlation_id && last.invocation == row.invocation &&
-             last.kernel_name == row.kernel_name && last.status == row.status &&
-             last.start_ns == row.start_ns && last.end_ns == row.end_ns;
-    }();
-    if (!same) launches.push_back(std::move(row));
-    if (!stmt->column_null(8)) {
-      launches.back().metrics.emplace_back(stmt->column_text(8), stmt->column_double(9));
-    }
-  }
-  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+      [&](const sql::Statement& stmt) {
+        ProfiledLaunch row;
+        row.pid = stmt.column_int(0);
+        row.device = stmt.column_int(1);
+        row.correlation_id = stmt.column_int(2);
+        row.invocation = stmt.column_int(3);
+        row.kernel_name = stmt.column_text(4);
+        row.status = stmt.column_int(5);
+        row.start_ns = stmt.column_int(6);
+        row.end_ns = stmt.column_int(7);
+        // A launch's rows are written together: consecutive rows with the
+        // same key belong to one launch.
+        bool same = !launches.empty() && [&] {
+          const ProfiledLaunch& last = launches.back();
+          return last.pid == row.pid && last.device == row.device &&
+                 last.correlation_id == row.correlation_id && last.invocation == row.invocation &&
+                 last.kernel_name == row.kernel_name && last.status == row.status &&
+                 last.start_ns == row.start_ns && last.end_ns == row.end_ns;
+        }();
+        if (!same) launches.push_back(std::move(row));
+        if (!stmt.column_null(8)) {
+          launches.back().metrics.emplace_back(stmt.column_text(8), stmt.column_double(9));
+        }
+      });
+  if (!read) return read.error();
   return launches;
 }
 
 Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader) {
   std::vector<KernelSeenRow> rows;
-  std::string name = printable(reader.path());
-  auto exists = sql::table_exists(reader.handle(), "strata_kernels_seen", name);
-  if (!exists) return exists.error();
-  if (!*exists) return rows;
-  auto stmt = sql::Statement::prepare(
-      reader.handle(),
+  Status read = for_each_row(
+      reader, "strata_kernels_seen",
       "SELECT kernel_name, SUM(launches) AS n FROM strata_kernels_seen GROUP BY kernel_name "
       "ORDER BY n DESC, kernel_name",
-      name);
-  if (!stmt)
-    return make_error(fmt::format("{}: strata_kernels_seen: {}", name, stmt.error().message));
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
-    KernelSeenRow row;
-    row.kernel_name = stmt->column_text(0);
-    row.launches = stmt->column_int(1);
-    rows.push_back(std::move(row));
-  }
-  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+      [&](const sql::Statement& stmt) {
+        KernelSeenRow row;
+        row.kernel_name = stmt.column_text(0);
+        row.launches = stmt.column_int(1);
+        rows.push_back(std::move(row));
+      });
+  if (!read) return read.error();
   return rows;
 }
 
