@@ -332,7 +332,7 @@ std::string profile_status_line(const KernelProfile& p) {
   if (p.launch.status == kInsufficientPrivileges) {
     line +=
         " (reading GPU performance counters needs root or the nvidia module option "
-        "NVreg_RestrictProfilingOnlyAdminUsers=0; see "
+        "NVreg_RestrictProfilingToAdminUsers=0; see "
         "https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
   }
   return line;

@@ -211,6 +211,8 @@ TEST(KernelReport, FailedCollectionPrintsReasonAndLaunchValues) {
   EXPECT_NE(out.find("    counters not collected: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
             std::string::npos)
       << out;
+  // The nvidia module's real option, as the agent's own message names it.
+  EXPECT_NE(out.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << out;
   EXPECT_EQ(out.find("Speed Of Light"), std::string::npos) << out;
   EXPECT_TRUE(has_row(out, "Theoretical Occupancy", "%", "37.50")) << out;
   EXPECT_TRUE(has_row(out, "Waves Per SM", "", "0.01")) << out;
@@ -252,6 +254,15 @@ TEST(KernelReport, DurationUnitsScaleAsNcu) {
   EXPECT_TRUE(has_row(with_duration(960), "Duration", "ns", "960"));
   EXPECT_TRUE(has_row(with_duration(2'345'678), "Duration", "ms", "2.35"));
   EXPECT_TRUE(has_row(with_duration(1'000), "Duration", "us", "1"));
+}
+
+TEST(KernelReport, StatusNamesCoverTheAgentsPrivilegeAndDeviceErrors) {
+  EXPECT_EQ(analysis::profile_status_name(35), "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_EQ(analysis::profile_status_name(40),
+            "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES");
+  EXPECT_EQ(analysis::profile_status_name(43), "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED");
+  EXPECT_EQ(analysis::profile_status_name(1'000'002), "CUresult 2");
+  EXPECT_EQ(analysis::profile_status_name(30), "CUptiResult 30");
 }
 
 }  // namespace
