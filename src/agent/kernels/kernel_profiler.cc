@@ -172,10 +172,12 @@ void CUPTIAPI KernelProfiler::callback(void* self_ptr, CUpti_CallbackDomain doma
 
 bool KernelProfiler::lock() {
   timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
+  // On CLOCK_MONOTONIC (glibc 2.30+): a wall-clock jump must not shorten or
+  // stretch the wait.
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
   deadline.tv_sec += kLockWaitSeconds;
   int rc;
-  while ((rc = pthread_mutex_timedlock(&mutex_, &deadline)) == EINTR) {
+  while ((rc = pthread_mutex_clocklock(&mutex_, CLOCK_MONOTONIC, &deadline)) == EINTR) {
   }
   if (rc == 0) return true;
   if (unlocked_launches_.fetch_add(1) == 0) {

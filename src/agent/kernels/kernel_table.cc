@@ -66,7 +66,9 @@ KernelTable::Entry* KernelTable::count_launch(std::string_view name, uint64_t* o
       entry.stored_length = static_cast<uint32_t>(stored);
       entry.launches = 1;
       entry.match = Match::kUnknown;
-      entry.text = text;  // last: the crash path reads slots without the lock
+      // Published last, with release order: the crash path reads slots
+      // without the lock (for_each's acquire load pairs with it).
+      __atomic_store_n(&entry.text, text, __ATOMIC_RELEASE);
       ++used_;
       *ordinal = 0;
       return &entry;

@@ -58,7 +58,9 @@ class KernelTable {
   template <typename Visit>
   void for_each(Visit&& visit) const {
     for (size_t i = 0; i < capacity_; ++i) {
-      if (slots_ != nullptr && slots_[i].text != nullptr) visit(slots_[i]);
+      if (slots_ != nullptr && __atomic_load_n(&slots_[i].text, __ATOMIC_ACQUIRE) != nullptr) {
+        visit(slots_[i]);
+      }
     }
   }
 
