@@ -60,8 +60,10 @@ int print_kernel_profiles(const store::TraceReader& reader,
     // CSV holds values only; the guidance goes beside it, as strata occupancy does.
     for (const auto& p : profiles) {
       if (std::string reason = report::profile_status_line(p); !reason.empty()) {
-        std::fprintf(stderr, "strata: %s invocation %lld: %s\n", printable(p.demangled).c_str(),
-                     static_cast<long long>(p.launch.invocation), reason.c_str());
+        std::string invocation =
+            p.launch.invocation >= 0 ? std::to_string(p.launch.invocation) : "?";
+        std::fprintf(stderr, "strata: %s invocation %s: %s\n", printable(p.demangled).c_str(),
+                     invocation.c_str(), reason.c_str());
       }
     }
   }

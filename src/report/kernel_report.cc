@@ -154,6 +154,12 @@ std::string dims_text(const std::array<int64_t, 3>& d) {
   return fmt::format("({}, {}, {})", d[0], std::max<int64_t>(d[1], 1), std::max<int64_t>(d[2], 1));
 }
 
+// The agent writes ~0 (stored as -1) when its name table was full and it
+// could not count the kernel's launches (docs/kernels-interface.md).
+std::string invocation_text(int64_t invocation) {
+  return invocation >= 0 ? std::to_string(invocation) : "?";
+}
+
 std::string cc_text(const KernelProfile& p) {
   if (!p.device) return "";
   return fmt::format("{}.{}", p.device->cc_major, p.device->cc_minor);
@@ -216,7 +222,7 @@ std::string render_csv(const std::vector<KernelProfile>& profiles, const KernelS
         text_cell(dims_text(p.grid)),
         text_cell(std::to_string(p.launch.device)),
         text_cell(cc_text(p)),
-        text_cell(std::to_string(p.launch.invocation)),
+        text_cell(invocation_text(p.launch.invocation)),
     };
     for (const PrintedSection& s : printed_sections(p, chosen)) {
       for (const Printed& v : s.values) {
@@ -249,7 +255,11 @@ std::string render_json(const std::vector<KernelProfile>& profiles,
     nlohmann::ordered_json k;
     k["kernel"] = p.demangled;
     k["mangled"] = p.launch.kernel_name;
-    k["invocation"] = p.launch.invocation;
+    if (p.launch.invocation >= 0) {
+      k["invocation"] = p.launch.invocation;
+    } else {
+      k["invocation"] = nullptr;  // unknown: the agent's name table was full
+    }
     k["device"] = p.launch.device;
     k["cc"] = cc_text(p);
     k["grid"] = {p.grid[0], p.grid[1], p.grid[2]};
@@ -321,7 +331,7 @@ std::string profile_header_line(const KernelProfile& p) {
   if (p.stream_id) line += fmt::format(", Stream {}", *p.stream_id);
   line += fmt::format(", Device {}", p.launch.device);
   if (p.device) line += ", CC " + cc_text(p);
-  line += fmt::format(", Invocation {}\n", p.launch.invocation);
+  line += ", Invocation " + invocation_text(p.launch.invocation) + "\n";
   return line;
 }
 

@@ -189,6 +189,20 @@ TEST(KernelReport, AnchorCsvOneRowPerValue) {
   EXPECT_EQ(rows, std::size(kAnchor) + 10);  // + the 10 workload values
 }
 
+TEST(KernelReport, UnknownInvocationIsAQuestionMarkNotMinusOne) {
+  // The agent's name table was full: it writes ~0, the store reads -1.
+  store::ProfiledLaunch l = anchor_launch();
+  l.invocation = -1;
+  auto p = analysis::analyze_profiled_launch(l);
+  std::string table = render_kernel_profiles({p}, all_kernel_sections(), Format::kTable);
+  EXPECT_NE(table.find(", Invocation ?\n"), std::string::npos) << table.substr(0, 300);
+  EXPECT_EQ(table.find("Invocation -1"), std::string::npos);
+  auto j = nlohmann::json::parse(render_kernel_profiles({p}, all_kernel_sections(), Format::kJson));
+  EXPECT_TRUE(j["kernels"][0]["invocation"].is_null());
+  std::string csv = render_kernel_profiles({p}, all_kernel_sections(), Format::kCsv);
+  EXPECT_EQ(csv.find("\"-1\""), std::string::npos);
+}
+
 TEST(KernelReport, SectionChoiceAndOrder) {
   auto p = analysis::analyze_profiled_launch(anchor_launch());
   auto only = parse_kernel_sections("occupancy,sol");
