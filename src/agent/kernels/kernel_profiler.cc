@@ -170,16 +170,20 @@ void CUPTIAPI KernelProfiler::callback(void* self_ptr, CUpti_CallbackDomain doma
   if (t.depth > 0 && --t.depth == 0 && t.holds_lock) self->on_launch_exit(data);
 }
 
-bool KernelProfiler::lock() {
+bool KernelProfiler::lock_within(int seconds) {
   timespec deadline;
   // On CLOCK_MONOTONIC (glibc 2.30+): a wall-clock jump must not shorten or
   // stretch the wait.
   clock_gettime(CLOCK_MONOTONIC, &deadline);
-  deadline.tv_sec += kLockWaitSeconds;
+  deadline.tv_sec += seconds;
   int rc;
   while ((rc = pthread_mutex_clocklock(&mutex_, CLOCK_MONOTONIC, &deadline)) == EINTR) {
   }
-  if (rc == 0) return true;
+  return rc == 0;
+}
+
+bool KernelProfiler::lock() {
+  if (lock_within(kLockWaitSeconds)) return true;
   if (unlocked_launches_.fetch_add(1) == 0) {
     log_line("a launch waited %d s for a profiled launch on another thread; it ran uncounted",
              kLockWaitSeconds);
@@ -435,7 +439,14 @@ void KernelProfiler::write_seen() {
 
 void KernelProfiler::stop_at_exit() {
   if (in_child_.load(std::memory_order_relaxed) || !active_.load(std::memory_order_acquire)) return;
-  bool locked = lock();
+  // A launch being profiled on another thread (the program exits while it
+  // runs) holds the lock: wait briefly, then write what is known without it.
+  bool locked = lock_within(kExitWaitSeconds);
+  if (!locked) {
+    log_line("exit: a kernel launch was still being profiled on another thread after %d s; its "
+             "metrics are missing",
+             kExitWaitSeconds);
+  }
   active_.store(false, std::memory_order_release);
   if (!closed_.exchange(true)) {
     write_seen();

@@ -49,6 +49,8 @@ namespace strata::agent::kernels {
 class KernelProfiler {
  public:
   static constexpr int kLockWaitSeconds = 30;
+  // How long exit waits for a launch being profiled on another thread.
+  static constexpr int kExitWaitSeconds = 2;
   static constexpr size_t kMaxContexts = 16;
   static constexpr int kMaxDevices = 64;
 
@@ -85,7 +87,8 @@ class KernelProfiler {
   void on_nested_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData* data);
 
-  bool lock();
+  bool lock();                      // kLockWaitSeconds, then says so once
+  bool lock_within(int seconds);  // false: timed out
   void unlock() { pthread_mutex_unlock(&mutex_); }
   RangeSession* session_for(CUcontext context, uint32_t device, CUptiResult* status);
   const DeviceAttributes& device_attributes_of(uint32_t device);
