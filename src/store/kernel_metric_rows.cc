@@ -106,7 +106,9 @@ Result<std::vector<ProfiledLaunch>> read_profiled_launches(const TraceReader& re
                  last.start_ns == row.start_ns && last.end_ns == row.end_ns;
         }();
         if (!same) launches.push_back(std::move(row));
-        if (!stmt.column_null(8)) {
+        // A NULL value is a metric CUPTI could not evaluate (NaN, which
+        // SQLite stores as NULL): left out, so that no report prints it as 0.
+        if (!stmt.column_null(8) && !stmt.column_null(9)) {
           launches.back().metrics.emplace_back(stmt.column_text(8), stmt.column_double(9));
         }
       });

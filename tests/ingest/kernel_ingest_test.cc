@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -102,6 +103,30 @@ TEST(KernelIngest, LaunchesAndSeenComeBack) {
   EXPECT_EQ((*seen)[0].launches, 3);
   EXPECT_EQ((*seen)[1].kernel_name, strata::testing::kAnchorKernel);
   EXPECT_EQ((*seen)[1].launches, 2);  // the later snapshot's count
+}
+
+TEST(KernelIngest, AMetricCuptiCouldNotEvaluateIsLeftOutNotZero) {
+  TempDir dir;
+  std::string path = dir.file("spool-1.bin");
+  {
+    auto writer = strata::format::SpoolWriter::open(path);
+    ASSERT_TRUE(writer.ok());
+    const strata::format::MetricValue values[] = {
+        {"gpu__time_duration.sum", 7776},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed", std::nan("")}};
+    strata::format::KernelMetricsHeader header;
+    EXPECT_TRUE(writer->append_kernel_metrics(header, strata::testing::kAnchorKernel, values));
+    EXPECT_TRUE(writer->close());
+  }
+  std::string trace = dir.file("t.sqlite");
+  ingest({path}, trace);
+  auto reader = strata::store::TraceReader::open(trace);
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto launches = strata::store::read_profiled_launches(*reader);
+  ASSERT_TRUE(launches) << launches.error().message;
+  ASSERT_EQ(launches->size(), 1u);
+  ASSERT_EQ((*launches)[0].metrics.size(), 1u);
+  EXPECT_EQ((*launches)[0].metrics[0].first, "gpu__time_duration.sum");
 }
 
 TEST(KernelIngest, DamagedChunkIsSkippedAndCounted) {
