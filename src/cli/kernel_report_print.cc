@@ -24,7 +24,12 @@ namespace {
 void print_kernels_seen(const store::TraceReader& reader, const KernelPrintContext& context) {
   std::string why = context.filter.empty() ? "" : " (" + context.filter + ")";
   auto seen = store::read_kernels_seen(reader);
-  if (!seen || seen->empty()) {
+  if (!seen) {
+    std::fprintf(stderr, "strata: no kernel launch was profiled%s; the kernels seen cannot be read: %s\n",
+                 why.c_str(), seen.error().message.c_str());
+    return;
+  }
+  if (seen->empty()) {
     std::fprintf(stderr, "strata: no kernel launch was profiled%s, and no kernel launch was seen\n",
                  why.c_str());
     return;
