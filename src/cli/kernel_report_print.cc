@@ -25,7 +25,8 @@ void print_kernels_seen(const store::TraceReader& reader, const KernelPrintConte
   std::string why = context.filter.empty() ? "" : " (" + context.filter + ")";
   auto seen = store::read_kernels_seen(reader);
   if (!seen) {
-    std::fprintf(stderr, "strata: no kernel launch was profiled%s; the kernels seen cannot be read: %s\n",
+    std::fprintf(stderr,
+                 "strata: no kernel launch was profiled%s; the kernels seen cannot be read: %s\n",
                  why.c_str(), seen.error().message.c_str());
     return;
   }

@@ -117,8 +117,9 @@ bool KernelProfiler::start(const Config& config) {
   write_process_info(spool_);
 
   if (config.smem_config_probe && !executed_.start()) {
-    log_line("cannot enable CUPTI's kernel records; the shared memory configuration is "
-             "predicted, not read");
+    log_line(
+        "cannot enable CUPTI's kernel records; the shared memory configuration is "
+        "predicted, not read");
   }
 
   // Only the launch callbacks: every other API runs without a callback.
@@ -323,14 +324,15 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   current_.facts.function = function_attributes(driver_, current_.facts.params, cu_device);
   if (debug()) {
     const LaunchParams& p = current_.facts.params;
-    log_line("kernels: handles function %d kernel %d host stub %d; function attributes %s "
-             "(registers %d, static shared %d); kernel record %s "
-             "(registers %u, static shared %u, configuration %u)",
-             p.function != nullptr, p.kernel != nullptr, p.host_function != nullptr,
-             current_.facts.function.known ? "read" : "unknown",
-             current_.facts.function.registers_per_thread, current_.facts.function.static_shared,
-             executed.found ? "read" : "missing", executed.registers_per_thread,
-             executed.static_shared_bytes, executed.smem_config_bytes);
+    log_line(
+        "kernels: handles function %d kernel %d host stub %d; function attributes %s "
+        "(registers %d, static shared %d); kernel record %s "
+        "(registers %u, static shared %u, configuration %u)",
+        p.function != nullptr, p.kernel != nullptr, p.host_function != nullptr,
+        current_.facts.function.known ? "read" : "unknown",
+        current_.facts.function.registers_per_thread, current_.facts.function.static_shared,
+        executed.found ? "read" : "missing", executed.registers_per_thread,
+        executed.static_shared_bytes, executed.smem_config_bytes);
   }
   if (executed.found) {
     // The driver's own account of the launch, which nsys and ncu print:
@@ -443,9 +445,10 @@ void KernelProfiler::stop_at_exit() {
   // runs) holds the lock: wait briefly, then write what is known without it.
   bool locked = lock_within(kExitWaitSeconds);
   if (!locked) {
-    log_line("exit: a kernel launch was still being profiled on another thread after %d s; its "
-             "metrics are missing",
-             kExitWaitSeconds);
+    log_line(
+        "exit: a kernel launch was still being profiled on another thread after %d s; its "
+        "metrics are missing",
+        kExitWaitSeconds);
   }
   active_.store(false, std::memory_order_release);
   if (!closed_.exchange(true)) {

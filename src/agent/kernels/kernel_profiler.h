@@ -87,7 +87,7 @@ class KernelProfiler {
   void on_nested_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData* data);
 
-  bool lock();                      // kLockWaitSeconds, then says so once
+  bool lock();                    // kLockWaitSeconds, then says so once
   bool lock_within(int seconds);  // false: timed out
   void unlock() { pthread_mutex_unlock(&mutex_); }
   RangeSession* session_for(CUcontext context, uint32_t device, CUptiResult* status);

@@ -20,8 +20,8 @@ struct LaunchFacts {
   LaunchParams params;
   FunctionAttributes function;
   bool stream_known = false;
-  uint32_t stream_id = 0;   // CUPTI's stream id
-  uint32_t context_id = 0;  // CUPTI's context uid
+  uint32_t stream_id = 0;          // CUPTI's stream id
+  uint32_t context_id = 0;         // CUPTI's context uid
   uint32_t smem_config_bytes = 0;  // the executed carveout (executed_config.h); 0: unknown
 };
 
