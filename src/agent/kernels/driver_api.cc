@@ -68,7 +68,9 @@ FunctionAttributes function_attributes(const DriverApi& api, const LaunchParams&
         api.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function) == CUDA_SUCCESS &&
         api.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) ==
             CUDA_SUCCESS;
-  } else if (launch.kernel != nullptr && api.cuKernelGetAttribute != nullptr) {
+  }
+  // The CUkernel handle when there was no CUfunction, or it would not answer.
+  if (!out.known && launch.kernel != nullptr && api.cuKernelGetAttribute != nullptr) {
     out.known = api.cuKernelGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, launch.kernel,
                                          device) == CUDA_SUCCESS &&
                 api.cuKernelGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
