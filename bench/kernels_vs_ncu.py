@@ -492,7 +492,7 @@ class Bench:
         self.python = os.environ.get("PYTHON", "/opt/torch/.venv/bin/python3")
         self.env = {"LD_LIBRARY_PATH": ":".join(
             p for p in (f"{build}/runtime-libs", os.environ.get("LD_LIBRARY_PATH", "")) if p)}
-        self.work = os.path.join(outdir, "work")  # strata's and ncu's cwd: stray files land here
+        self.work = os.path.join(outdir, "scratch")  # strata's and ncu's cwd: stray files land here
         os.makedirs(self.work, exist_ok=True)
 
     # ------------------------------------------------------------ accuracy

@@ -321,6 +321,9 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   const uint32_t device = current_.header.device;
   CUdevice cu_device = 0;
   if (driver_.cuDeviceGet != nullptr) driver_.cuDeviceGet(&cu_device, static_cast<int>(device));
+  // Read even when the kernel record came, so that the debug line shows
+  // whether the two sources agree (not yet seen on a GPU); once per
+  // profiled launch, beside its replay passes.
   current_.facts.function = function_attributes(driver_, current_.facts.params, cu_device);
   if (debug()) {
     const LaunchParams& p = current_.facts.params;
