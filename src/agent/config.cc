@@ -133,6 +133,13 @@ void parse_kernels_mode(EnvLookup lookup, Config* config) {
       config->kernel_sections = bits;
     }
   }
+  const char* cache = lookup("STRATA_KERNEL_CACHE_CONTROL");
+  if (cache != nullptr && std::strcmp(cache, "none") == 0) {
+    config->kernel_cache_flush = false;
+  } else if (cache != nullptr && *cache != '\0' && std::strcmp(cache, "all") != 0) {
+    note_warning(config, "STRATA_KERNEL_CACHE_CONTROL", cache,
+                 "only all and none are known; flushing caches (all)");
+  }
   const char* fail = lookup("STRATA_AGENT_KERNELS_FAIL");
   if (fail != nullptr && std::strcmp(fail, "privileges") == 0) {
     config->simulate_privilege_failure = true;

@@ -20,6 +20,10 @@
 //   STRATA_KERNEL_SKIP         matching launches to skip first (default 0)
 //   STRATA_KERNEL_COUNT        matching launches to profile after them (default: all)
 //   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
+//   STRATA_KERNEL_CACHE_CONTROL  all (default): strata replays the kernel itself and
+//                              flushes the L2 cache before every pass, as ncu's
+//                              --cache-control all; none: CUPTI's kernel replay, caches
+//                              as the replay leaves them (kernels/flushed_replay.h)
 //   STRATA_AGENT_KERNELS_FAIL  tests only: "privileges" simulates
 //                              CUPTI_ERROR_INSUFFICIENT_PRIVILEGES at the first profiled launch
 //   STRATA_AGENT_KERNELS_SMEM_PROBE  0: no CUPTI kernel records (kernels/executed_config.h):
@@ -83,6 +87,7 @@ struct Config {
   uint64_t kernel_skip = 0;
   uint64_t kernel_count = kAllLaunches;
   uint32_t kernel_sections = kSectionAll;
+  bool kernel_cache_flush = true;           // STRATA_KERNEL_CACHE_CONTROL: all (true) or none
   bool simulate_privilege_failure = false;  // STRATA_AGENT_KERNELS_FAIL=privileges
   bool smem_config_probe = true;            // STRATA_AGENT_KERNELS_SMEM_PROBE (0: off)
   // A value that was out of range or not a number: one line for stderr (the

@@ -28,6 +28,7 @@ TEST(AgentKernelsConfig, DefaultsAreTraceModeAndEverything) {
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
   EXPECT_FALSE(c.simulate_privilege_failure);
   EXPECT_TRUE(c.smem_config_probe);
+  EXPECT_TRUE(c.kernel_cache_flush);
   EXPECT_FALSE(c.debug);
   EXPECT_STREQ(c.warning, "");
   g_env["STRATA_AGENT_KERNELS_SMEM_PROBE"] = "0";
@@ -54,6 +55,12 @@ TEST(AgentKernelsConfig, ReadsEveryVariable) {
   EXPECT_STREQ(c.warning, "");
   g_env["STRATA_KERNEL_COUNT"] = "0";
   EXPECT_EQ(parse_config(fake_env).kernel_count, 0u);
+  g_env["STRATA_KERNEL_CACHE_CONTROL"] = "none";
+  EXPECT_FALSE(parse_config(fake_env).kernel_cache_flush);
+  g_env["STRATA_KERNEL_CACHE_CONTROL"] = "all";
+  c = parse_config(fake_env);
+  EXPECT_TRUE(c.kernel_cache_flush);
+  EXPECT_STREQ(c.warning, "");
 }
 
 TEST(AgentKernelsConfig, BadValuesKeepDefaultsAndSaySo) {
@@ -74,6 +81,11 @@ TEST(AgentKernelsConfig, BadValuesKeepDefaultsAndSaySo) {
   c = parse_config(fake_env);
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
   EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_SECTIONS"), std::string::npos);
+
+  g_env = {{"STRATA_KERNEL_CACHE_CONTROL", "some"}};
+  c = parse_config(fake_env);
+  EXPECT_TRUE(c.kernel_cache_flush);
+  EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_CACHE_CONTROL"), std::string::npos);
 
   g_env = {{"STRATA_AGENT_MODE", "profile"}};
   c = parse_config(fake_env);

@@ -34,7 +34,8 @@ bool DriverApi::load() {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (driver == nullptr) return false;
   // cuda.h (13.0) maps none of these names to a versioned symbol, so the
-  // plain names are the current ABI.
+  // plain names are the current ABI, except the two memory calls, which are
+  // looked up by the _v2 names cuda.h maps them to.
   resolve(driver, "cuDeviceGet", &cuDeviceGet);
   resolve(driver, "cuDeviceGetAttribute", &cuDeviceGetAttribute);
   resolve(driver, "cuFuncGetAttribute", &cuFuncGetAttribute);
@@ -42,6 +43,17 @@ bool DriverApi::load() {
   resolve(driver, "cuKernelGetAttribute", &cuKernelGetAttribute);
   resolve(driver, "cuKernelGetName", &cuKernelGetName);
   resolve(driver, "cuStreamIsCapturing", &cuStreamIsCapturing);
+  resolve(driver, "cuCtxSynchronize", &cuCtxSynchronize);
+  resolve(driver, "cuMemAlloc_v2", &cuMemAlloc);
+  resolve(driver, "cuMemsetD8_v2", &cuMemsetD8);
+  resolve(driver, "cuModuleLoadData", &cuModuleLoadData);
+  resolve(driver, "cuModuleGetFunction", &cuModuleGetFunction);
+  resolve(driver, "cuLaunchKernel", &cuLaunchKernel);
+  resolve(driver, "cuLaunchKernel_ptsz", &cuLaunchKernel_ptsz);
+  resolve(driver, "cuLaunchKernelEx", &cuLaunchKernelEx);
+  resolve(driver, "cuLaunchKernelEx_ptsz", &cuLaunchKernelEx_ptsz);
+  resolve(driver, "cuLaunchCooperativeKernel", &cuLaunchCooperativeKernel);
+  resolve(driver, "cuLaunchCooperativeKernel_ptsz", &cuLaunchCooperativeKernel_ptsz);
   // The program's runtime: in the global scope when linked, or loaded
   // RTLD_LOCAL by a Python extension (PyTorch), found then by soname.
   resolve(RTLD_DEFAULT, "cudaGetFuncBySymbol", &cudaGetFuncBySymbol);

@@ -4,9 +4,12 @@
 // load tests), and the runtime is whichever copy the program brought
 // (shared libcudart.so.13, or none for a static one).
 //
-// These calls are getters (attributes, names, the current context's device)
-// made from inside launch callbacks; the kernel profiler enables no callback
-// for them, so they do not re-enter it.
+// Most are getters (attributes, names, the current context's device) made
+// from inside launch callbacks; the kernel profiler enables no callback for
+// them, so they do not re-enter it. The launch and memory calls at the end
+// serve strata's own replay (flushed_replay.h, l2_flush.h): its launches do
+// re-enter the profiler's launch callbacks, which take them for nested
+// launches and neither count nor profile them.
 //
 // Threading: load() once at start; the pointers are read-only afterwards.
 #pragma once
@@ -31,6 +34,26 @@ struct DriverApi {
   // (cudaFunction_t) behind a host stub of cudaLaunchKernel. Null with a
   // static runtime.
   int (*cudaGetFuncBySymbol)(CUfunction*, const void*) = nullptr;
+
+  // Replay and L2 flush. Each launch entry point under its own name (the
+  // _ptsz ones take a null stream as the calling thread's stream), so that a
+  // relaunch means what the program's launch meant.
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;                // cuMemAlloc_v2
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;  // cuMemsetD8_v2
+  CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  using LaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void**, void**);
+  using LaunchKernelExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+  using LaunchCooperativeFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                           unsigned, unsigned, unsigned, CUstream, void**);
+  LaunchKernelFn cuLaunchKernel = nullptr;
+  LaunchKernelFn cuLaunchKernel_ptsz = nullptr;
+  LaunchKernelExFn cuLaunchKernelEx = nullptr;
+  LaunchKernelExFn cuLaunchKernelEx_ptsz = nullptr;
+  LaunchCooperativeFn cuLaunchCooperativeKernel = nullptr;
+  LaunchCooperativeFn cuLaunchCooperativeKernel_ptsz = nullptr;
 
   // False when libcuda.so.1 is not loaded or lacks the driver calls.
   bool load();

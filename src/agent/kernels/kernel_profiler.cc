@@ -207,13 +207,47 @@ void KernelProfiler::on_graph_launch() {
 void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                       const CUpti_CallbackData* data) {
   // The driver call under a runtime launch: its CUfunction resolves the
-  // kernel's registers without the runtime's help.
+  // kernel's registers without the runtime's help, and it is the call that
+  // strata's replay relaunches. The replay's own launches come here too,
+  // once replay_pending is cleared: they are neither counted nor profiled.
   if (!t_state.holds_lock || domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   LaunchParams nested;
   if (decode_launch(domain, cbid, data->functionParams, &nested) &&
       current_.facts.params.function == nullptr) {
     current_.facts.params.function = nested.function;
   }
+  if (current_.replay_pending && can_relaunch(cbid)) {
+    replay_current(DriverLaunch{cbid, data->functionParams});
+  }
+}
+
+void KernelProfiler::replay_current(const DriverLaunch& launch) {
+  current_.replay_pending = false;
+  CUdevice cu_device = 0;
+  if (driver_.cuDeviceGet != nullptr) {
+    driver_.cuDeviceGet(&cu_device, static_cast<int>(current_.header.device));
+  }
+  current_.replay = replay_flushed(driver_, *current_.session, *current_.flush, current_.context,
+                                   cu_device, launch, current_.values);
+  if (!current_.replay.fall_back) {
+    current_.replayed = true;
+    if (debug()) {
+      log_line("kernels: strata's replay: %d passes, L2 flushed before each (%zu MB sweep): %s",
+               current_.replay.passes, current_.flush->buffer_bytes() >> 20,
+               cupti_result_name(current_.replay.status));
+    }
+    return;
+  }
+  if (!fell_back_) {
+    fell_back_ = true;
+    log_line(
+        "--cache-control all: %s failed; profiling with CUPTI's kernel replay instead, "
+        "caches not flushed between passes",
+        current_.replay.failed_call);
+  }
+  CUptiResult status = current_.session->begin(RangeSession::Replay::kCupti);
+  current_.started = status == CUPTI_SUCCESS;
+  current_.header.status = static_cast<uint32_t>(status);
 }
 
 void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -279,6 +313,7 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   CUptiResult status = CUPTI_SUCCESS;
   const bool first = first_profiled_;
   first_profiled_ = false;
+  current_.header.start_ns = now_ns();
   if (config_.simulate_privilege_failure && first) {
     // STRATA_AGENT_KERNELS_FAIL=privileges: what a non-admin user gets where
     // the driver restricts counters, without calling CUPTI.
@@ -288,19 +323,40 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   } else {
     current_.session = session_for(data->context, device, &status);
     if (status == CUPTI_SUCCESS) {
+      current_.flush = &flushes_[current_.session - sessions_];
       executed_.expect(data->correlationId);
-      status = current_.session->begin();
+      if (!config_.kernel_cache_flush) {
+        status = current_.session->begin(RangeSession::Replay::kCupti);
+        current_.started = status == CUPTI_SUCCESS;
+      } else {
+        // A runtime launch is replayed at its driver call (on_nested_launch).
+        current_.replay_pending = true;
+      }
     }
-    current_.started = status == CUPTI_SUCCESS;
   }
   current_.header.status = static_cast<uint32_t>(status);
-  current_.header.start_ns = now_ns();
+  if (current_.replay_pending && domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    replay_current(DriverLaunch{cbid, data->functionParams});
+  }
 }
 
 void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
-  double values[kMaxMetrics] = {};
+  const double* values = current_.values;
   CUptiResult status = static_cast<CUptiResult>(current_.header.status);
-  if (current_.started) status = current_.session->end(values);
+  if (current_.started) {
+    status = current_.session->end(current_.values);
+  } else if (current_.replayed) {
+    status = current_.replay.status;
+    if (status != CUPTI_SUCCESS) {
+      log_line("kernels: strata's replay of %s failed at %s (%s, CUDA error %d)", current_name_,
+               current_.replay.failed_call, cupti_result_name(status),
+               static_cast<int>(current_.replay.launch_error));
+    }
+  } else if (current_.replay_pending) {
+    // A runtime launch whose driver call never came through a callback.
+    status = CUPTI_ERROR_NOT_SUPPORTED;
+    log_line("kernels: %s: no driver launch under the runtime's to replay", current_name_);
+  }
   const ExecutedLaunch executed = executed_.collect(debug());
   current_.header.end_ns = now_ns();
   // A launch the API refused (bad configuration): no counters, and the

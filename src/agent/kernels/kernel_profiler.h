@@ -4,9 +4,15 @@
 // and the launch callbacks of the runtime and driver APIs. Every launch is
 // named and counted (KernelTable, written as kernels-seen chunks); the
 // launches STRATA_KERNEL_NAME/SKIP/COUNT select are profiled with CUPTI's
-// range profiler (RangeSession: Start at the launch API's enter callback,
-// Stop, decode and evaluate at its exit, kernel replay running every pass
-// inside the launch) and written as one kernel-metrics chunk each.
+// range profiler and written as one kernel-metrics chunk each. Who replays
+// the kernel for the passes depends on STRATA_KERNEL_CACHE_CONTROL:
+//   all (default): strata, with the L2 flushed before every pass
+//     (flushed_replay.h), from the enter callback of the driver launch (a
+//     runtime launch: of the driver launch beneath it); the program's own
+//     launch then runs unprofiled;
+//   none, or where the checkpoint API is missing: CUPTI's kernel replay,
+//     Start at the launch API's enter callback, Stop, decode and evaluate
+//     at its exit, every pass inside the launch.
 //
 // Threading: callbacks come on any thread. One mutex covers the table and the
 // sessions; a thread profiling a launch holds it from the enter to the exit
@@ -36,7 +42,9 @@
 #include "agent/config.h"
 #include "agent/kernels/driver_api.h"
 #include "agent/kernels/executed_config.h"
+#include "agent/kernels/flushed_replay.h"
 #include "agent/kernels/kernel_table.h"
+#include "agent/kernels/l2_flush.h"
 #include "agent/kernels/launch_metrics.h"
 #include "agent/kernels/launch_window.h"
 #include "agent/kernels/metric_list.h"
@@ -74,7 +82,12 @@ class KernelProfiler {
     LaunchFacts facts;
     CUcontext context = nullptr;
     RangeSession* session = nullptr;
-    bool started = false;
+    L2Flush* flush = nullptr;     // the session's context's
+    bool started = false;         // CUPTI's kernel replay: Stop at the exit callback
+    bool replay_pending = false;  // strata's replay: at the driver launch still to come
+    bool replayed = false;        // strata's replay ran (replay says how it went)
+    ReplayResult replay;
+    double values[kMaxMetrics] = {};
     size_t name_length = 0;
   };
 
@@ -86,6 +99,9 @@ class KernelProfiler {
   void on_graph_launch();
   void on_nested_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData* data);
+  // Profiles the current launch, whose driver entry point and arguments
+  // `launch` names, with strata's replay, or CUPTI's where that cannot run.
+  void replay_current(const DriverLaunch& launch);
 
   bool lock();                    // kLockWaitSeconds, then says so once
   bool lock_within(int seconds);  // false: timed out
@@ -115,7 +131,9 @@ class KernelProfiler {
 
   ExecutedConfigProbe executed_;  // kernel records: carveout, registers
   RangeSession sessions_[kMaxContexts];
+  L2Flush flushes_[kMaxContexts];  // flushes_[i] serves sessions_[i]'s context
   size_t session_count_ = 0;
+  bool fell_back_ = false;  // said once that strata's replay could not run
   DeviceAttributes device_cache_[kMaxDevices];
   bool device_cached_[kMaxDevices] = {};
   bool failed_ = false;  // a CUPTI error ended profiling

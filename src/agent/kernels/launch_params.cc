@@ -5,37 +5,11 @@
 #include <cupti_runtime_cbid.h>
 #include <generated_cuda_runtime_api_meta.h>
 
+#include "agent/kernels/driver_launch_params.h"
+
 namespace strata::agent::kernels {
 
 namespace {
-
-// The driver's parameter structs, as generated_cuda_meta.h (CUDA 13.0,
-// lines 3390, 3404, 3593) declares them. That header cannot be included on
-// its own: it names the _v1 types cuda.h only declares for the driver's
-// internal build. The _ptsz variants have the same members.
-struct DriverLaunchKernelParams {
-  CUfunction f;
-  unsigned int gridDimX, gridDimY, gridDimZ;
-  unsigned int blockDimX, blockDimY, blockDimZ;
-  unsigned int sharedMemBytes;
-  CUstream hStream;
-  void** kernelParams;
-  void** extra;
-};
-struct DriverLaunchKernelExParams {
-  const CUlaunchConfig* config;
-  CUfunction f;
-  void** kernelParams;
-  void** extra;
-};
-struct DriverLaunchCooperativeKernelParams {
-  CUfunction f;
-  unsigned int gridDimX, gridDimY, gridDimZ;
-  unsigned int blockDimX, blockDimY, blockDimZ;
-  unsigned int sharedMemBytes;
-  CUstream hStream;
-  void** kernelParams;
-};
 
 // __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void**, size_t, cudaStream_t)
 // (crt/device_functions.h, CUDA 13.0); CUPTI's parameter struct for cbid

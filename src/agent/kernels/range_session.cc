@@ -229,7 +229,7 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
   return CUPTI_SUCCESS;
 }
 
-CUptiResult RangeSession::set_config() {
+CUptiResult RangeSession::set_config(Replay replay) {
   // "can also be used to reset the counter data image"
   // (cuptiRangeProfilerCounterDataImageInitialize, CUPTI 13 docs): each
   // launch starts from an empty image, so range 0 is always this launch.
@@ -251,7 +251,9 @@ CUptiResult RangeSession::set_config() {
   params.counterDataImageSize = counter_data_size_;
   params.pCounterDataImage = counter_data_;
   params.range = CUPTI_AutoRange;
-  params.replayMode = CUPTI_KernelReplay;  // CUPTI replays the kernel for every pass
+  // Kernel replay: CUPTI replays the kernel for every pass inside the
+  // launch. User replay: strata does (flushed_replay.h), one Start/Stop per pass.
+  params.replayMode = replay == Replay::kCupti ? CUPTI_KernelReplay : CUPTI_UserReplay;
   params.maxRangesPerPass = 1;
   params.numNestingLevels = 1;  // "For Auto range mode, this should be set to 1."
   params.minNestingLevel = 1;
@@ -260,32 +262,44 @@ CUptiResult RangeSession::set_config() {
   return traced("cuptiRangeProfilerSetConfig", cuptiRangeProfilerSetConfig(&params));
 }
 
-CUptiResult RangeSession::begin() {
+CUptiResult RangeSession::begin(Replay replay) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
-  if (CUptiResult rc = set_config(); rc) return rc;
+  if (CUptiResult rc = set_config(replay); rc) return rc;
   ++launches_;
+  return start_pass();
+}
+
+CUptiResult RangeSession::start_pass() {
   auto params =
       make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   params.pRangeProfilerObject = profiler_;
   return traced("cuptiRangeProfilerStart", cuptiRangeProfilerStart(&params));
 }
 
+CUptiResult RangeSession::stop_pass(bool* all_submitted) {
+  auto params =
+      make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  params.pRangeProfilerObject = profiler_;
+  CUptiResult rc = traced("cuptiRangeProfilerStop", cuptiRangeProfilerStop(&params));
+  *all_submitted = rc == CUPTI_SUCCESS && params.isAllPassSubmitted != 0;
+  return rc;
+}
+
 CUptiResult RangeSession::end(double* values) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
-  {
-    auto params =
-        make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    params.pRangeProfilerObject = profiler_;
-    if (CUptiResult rc = traced("cuptiRangeProfilerStop", cuptiRangeProfilerStop(&params)); rc) {
-      return rc;
-    }
-    // With kernel replay every pass ran inside the launch; anything else
-    // would leave metrics of passes that never ran.
-    if (!params.isAllPassSubmitted) {
-      if (debug_) log_line("kernels: cuptiRangeProfilerStop: not all passes were submitted");
-      return CUPTI_ERROR_INVALID_OPERATION;
-    }
+  bool all_submitted = false;
+  if (CUptiResult rc = stop_pass(&all_submitted); rc) return rc;
+  // With kernel replay every pass ran inside the launch; anything else
+  // would leave metrics of passes that never ran.
+  if (!all_submitted) {
+    if (debug_) log_line("kernels: cuptiRangeProfilerStop: not all passes were submitted");
+    return CUPTI_ERROR_INVALID_OPERATION;
   }
+  return evaluate(values);
+}
+
+CUptiResult RangeSession::evaluate(double* values) {
+  if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
   {
     auto params = make_params<CUpti_RangeProfiler_DecodeData_Params>(
         CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);

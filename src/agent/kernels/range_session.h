@@ -11,11 +11,15 @@
 //     cuptiProfilerHostGetNumOfPasses, cuptiRangeProfilerEnable,
 //     cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize
 //   begin (launch API enter):
-//     [after the first launch: cuptiRangeProfilerCounterDataImageInitialize to
-//     reset the image], cuptiRangeProfilerSetConfig (CUPTI_AutoRange,
-//     CUPTI_KernelReplay, one range per pass), cuptiRangeProfilerStart
-//   end (launch API exit; kernel replay has run every pass inside the launch):
-//     cuptiRangeProfilerStop, cuptiRangeProfilerDecodeData,
+//     cuptiRangeProfilerCounterDataImageInitialize (a fresh image per
+//     launch), cuptiRangeProfilerSetConfig (CUPTI_AutoRange, kernel or user
+//     replay, one range per pass), cuptiRangeProfilerStart
+//   kernel replay: end (launch API exit; CUPTI ran every pass inside the
+//     launch): cuptiRangeProfilerStop, then evaluate
+//   user replay (flushed_replay.h): per pass a relaunch, stop_pass
+//     (cuptiRangeProfilerStop), start_pass (cuptiRangeProfilerStart) until
+//     Stop says all passes were submitted, then evaluate
+//   evaluate: cuptiRangeProfilerDecodeData,
 //     cuptiRangeProfilerGetCounterDataInfo, cuptiProfilerHostEvaluateToGpuValues
 //   tear_down: cuptiRangeProfilerDisable, cuptiProfilerHostDeinitialize
 //
@@ -46,9 +50,21 @@ class RangeSession {
 
   // `metrics` must outlive the session. `debug`: one stderr line per CUPTI call.
   CUptiResult set_up(CUcontext context, uint32_t device, const MetricList* metrics, bool debug);
-  CUptiResult begin();
-  // Fills values[0..metrics->count) on success.
+  // Who replays the kernel for every pass the metrics need.
+  enum class Replay {
+    kCupti,  // CUPTI_KernelReplay, inside the launch (--cache-control none)
+    kUser,   // CUPTI_UserReplay: flushed_replay.h relaunches it (--cache-control all)
+  };
+  // A fresh counter data image, the configuration, and the first pass's Start.
+  CUptiResult begin(Replay replay);
+  // User replay: Start of every pass after the first, Stop of every pass
+  // (all_submitted: the last pass the configuration needs has run).
+  CUptiResult start_pass();
+  CUptiResult stop_pass(bool* all_submitted);
+  // Kernel replay, at the launch's exit: Stop, then evaluate.
   CUptiResult end(double* values);
+  // After the last pass: fills values[0..metrics->count) on success.
+  CUptiResult evaluate(double* values);
   void tear_down();
 
   CUcontext context() const { return context_; }
@@ -61,7 +77,7 @@ class RangeSession {
 
  private:
   CUptiResult traced(const char* call, CUptiResult rc) const;
-  CUptiResult set_config();
+  CUptiResult set_config(Replay replay);
 
   CUcontext context_ = nullptr;
   uint32_t device_ = 0;

@@ -1,0 +1,63 @@
+// FlushedReplay: strata's own replay of a profiled launch, for
+// `--cache-control all` (the default; docs/kernels.md "Cache control").
+//
+// CUPTI's kernel replay (RangeSession::Replay::kCupti) saves the device
+// memory before the first pass and restores it before the others, and
+// leaves L2 as those copies leave it: on the H200 its save left dirty lines
+// that the profiled kernel then had to write back (a 64 MB reduction ran
+// 19% longer than under ncu). ncu flushes the caches before every pass; so
+// does this replay, which runs the passes itself from the launch's enter
+// callback, through CUPTI's user replay:
+//
+//   cuCtxSynchronize                the program's earlier work is done
+//   cuptiCheckpointSave             the context's device memory
+//   for each pass: cuptiCheckpointRestore (after the first), L2Flush,
+//     RangeSession begin / start_pass, the relaunch (the same driver entry
+//     point with the program's own arguments), cuCtxSynchronize, stop_pass
+//   until CUPTI says every pass was submitted; then
+//   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate.
+//
+// The program's own launch then runs unprofiled on the restored memory, so
+// what it computes is what one launch computes.
+//
+// The checkpoint API is libcheckpoint.so beside libcupti (CUDA 13),
+// dlopen'd at first use. Until the first pass starts, any failure (no
+// libcheckpoint, no memory for the checkpoint, no sweep kernel) leaves
+// everything as it was and says fall_back: the caller profiles the launch
+// with CUPTI's kernel replay instead. A failure after that ends this
+// launch's profile; memory is restored and the checkpoint freed on every path.
+// Threading: one thread at a time (the kernel profiler's lock).
+#pragma once
+
+#include <cuda.h>
+#include <cupti_callbacks.h>
+#include <cupti_result.h>
+
+#include "agent/kernels/driver_api.h"
+#include "agent/kernels/l2_flush.h"
+#include "agent/kernels/range_session.h"
+
+namespace strata::agent::kernels {
+
+// A driver launch callback's entry point and parameter struct.
+struct DriverLaunch {
+  CUpti_CallbackId cbid = 0;
+  const void* params = nullptr;
+};
+
+struct ReplayResult {
+  CUptiResult status = CUPTI_SUCCESS;
+  bool fall_back = false;                // nothing was run: use CUPTI's kernel replay
+  CUresult launch_error = CUDA_SUCCESS;  // a relaunch the driver refused
+  const char* failed_call = "";          // the call that failed, for the one stderr line
+  int passes = 0;
+};
+
+// True when `cbid` is a driver launch the replay can relaunch.
+bool can_relaunch(CUpti_CallbackId cbid);
+
+ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush& flush,
+                            CUcontext context, CUdevice device, const DriverLaunch& launch,
+                            double* values);
+
+}  // namespace strata::agent::kernels
