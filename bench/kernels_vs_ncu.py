@@ -1,12 +1,19 @@
 """`strata kernels` against `ncu --set basic --clock-control none` on the GPU machine:
 accuracy value by value, and the time each tool adds to a whole run.
 
+Both tools always run with one cache policy, CACHE = env NCU_CACHE_CONTROL (all or none,
+default all), given to ncu as `--cache-control CACHE` and to strata as
+`strata kernels --cache-control CACHE`: all (both tools' default) flushes caches before
+every replay pass (ncu every cache, strata the L2), none leaves them as the replay leaves
+them. Another value is a usage error.
+
 accuracy  For each case of the kernel zoo (tests/gpu/kernel_zoo.cu, one case per process
           with --only), the same launch is profiled by
-            ncu --set basic --clock-control none --kernel-name F --launch-skip S
-                --launch-count 1 --csv --page raw --print-units base -- ZOO --only CASE
-            strata kernels --kernel-name F --launch-skip S --launch-count 1 --format json
-                -o TRACE -- ZOO --only CASE
+            ncu --set basic --clock-control none --cache-control CACHE --kernel-name F
+                --launch-skip S --launch-count 1 --csv --page raw --print-units base
+                -- ZOO --only CASE
+            strata kernels --cache-control CACHE --kernel-name F --launch-skip S
+                --launch-count 1 --format json -o TRACE -- ZOO --only CASE
           and every value strata prints is compared with ncu's raw metric of the same
           name (the "metric" key of strata's JSON), both converted to base units
           (seconds, bytes, Hz, %), within the issue's tolerances:
@@ -22,8 +29,9 @@ accuracy  For each case of the kernel zoo (tests/gpu/kernel_zoo.cu, one case per
           here), and the values of ncu's basic sections must all be in strata's output.
           With ROUNDS > 1, each tool runs ROUNDS times and the medians are compared.
 speed     Whole-command wall time of the seed's case, bare, under
-            ncu --set basic --clock-control none --kernel-name regex:gemm --launch-count 1
-            strata kernels --kernel-name regex:gemm --launch-count 1
+            ncu --set basic --clock-control none --cache-control CACHE
+                --kernel-name regex:gemm --launch-count 1
+            strata kernels --cache-control CACHE --kernel-name regex:gemm --launch-count 1
           in ROUNDS interleaved rounds, the order rotated per round; the added time is
           the median of per-round differences against that round's bare run.
           Workloads: torch (examples/torch_matmul.py --mode slow_loop_sync, the PyTorch
@@ -33,7 +41,8 @@ speed     Whole-command wall time of the seed's case, bare, under
 usage: kernels_vs_ncu.py BUILD_DIR OUTDIR [ROUNDS] [accuracy|speed|all]
   ROUNDS  default 3; the part default all
   env:    NCU (default ncu on PATH), PYTHON (default /opt/torch/.venv/bin/python3),
-          KERNELS_CASES=sgemm_small,reduction,... (accuracy cases to run; default all)
+          KERNELS_CASES=sgemm_small,reduction,... (accuracy cases to run; default all),
+          NCU_CACHE_CONTROL=all|none (both tools' cache policy, above; default all)
 Prints a table last; logs, strata's JSON and OUTDIR/kernels_vs_ncu.json (every
 comparison, every timed run) under OUTDIR.
 Exit status: 0 every accuracy comparison passed and every run worked (the speed goal
@@ -496,17 +505,22 @@ class Bench:
         os.makedirs(self.work, exist_ok=True)
 
     # ------------------------------------------------------------ accuracy
+    @staticmethod
+    def cache_control():
+        # One cache policy for both tools (NCU_CACHE_CONTROL, default all): all flushes
+        # caches before every replay pass (ncu's default and strata's); none leaves them as
+        # the replay leaves them.
+        return os.environ.get("NCU_CACHE_CONTROL", "all")
+
     def ncu_argv(self, filt, skip, cmd):
-        # NCU_CACHE_CONTROL=none: ncu leaves caches as the program left them, as strata's
-        # kernel replay does; ncu's default (all) flushes every cache before each pass.
-        cache = os.environ.get("NCU_CACHE_CONTROL", "all")
-        return [self.ncu, "--set", "basic", "--clock-control", "none", "--cache-control", cache,
-                "--kernel-name", filt, "--launch-skip", str(skip), "--launch-count", "1",
-                "--csv", "--page", "raw", "--print-units", "base"] + cmd
+        return [self.ncu, "--set", "basic", "--clock-control", "none", "--cache-control",
+                self.cache_control(), "--kernel-name", filt, "--launch-skip", str(skip),
+                "--launch-count", "1", "--csv", "--page", "raw", "--print-units", "base"] + cmd
 
     def strata_argv(self, filt, skip, cmd, trace):
-        return [self.strata, "kernels", "--kernel-name", filt, "--launch-skip", str(skip),
-                "--launch-count", "1", "--format", "json", "-o", trace, "--"] + cmd
+        return [self.strata, "kernels", "--cache-control", self.cache_control(), "--kernel-name",
+                filt, "--launch-skip", str(skip), "--launch-count", "1", "--format", "json",
+                "-o", trace, "--"] + cmd
 
     def strata_json(self, out, trace, log):
         """strata's JSON from its stdout; else from -o (a JSON file, or a trace that
@@ -618,10 +632,12 @@ class Bench:
             trace = f"{self.work}/speed-{wname}.sqlite"
             configs = {
                 "bare": (cmd, {}),
-                "ncu": ([self.ncu, "--set", "basic", "--clock-control", "none", "--kernel-name",
+                "ncu": ([self.ncu, "--set", "basic", "--clock-control", "none",
+                         "--cache-control", self.cache_control(), "--kernel-name",
                          "regex:gemm", "--launch-count", "1"] + cmd, {}),
-                "strata": ([self.strata, "kernels", "--kernel-name", "regex:gemm",
-                            "--launch-count", "1", "-o", trace, "--"] + cmd, self.env),
+                "strata": ([self.strata, "kernels", "--cache-control", self.cache_control(),
+                            "--kernel-name", "regex:gemm", "--launch-count", "1", "-o", trace,
+                            "--"] + cmd, self.env),
             }
             names = list(configs)
 
@@ -713,6 +729,10 @@ def main(argv):
         print(f"kernels_vs_ncu.py: {why}: skipped")
         return 77
     bench = Bench(build, outdir, rounds)
+    if bench.cache_control() not in ("all", "none"):
+        print(f"kernels_vs_ncu.py: NCU_CACHE_CONTROL={bench.cache_control()!r}: use all or none",
+              file=sys.stderr)
+        return 2
     if shutil.which(bench.ncu) is None:
         print(f"kernels_vs_ncu.py: no ncu ({bench.ncu!r} not found; set NCU): skipped")
         return 77
@@ -726,8 +746,13 @@ def main(argv):
         print(f"kernels_vs_ncu.py: `strata kernels --help` failed (exit {p.returncode}): "
               f"{p.stdout.strip()[-300:]}", file=sys.stderr)
         return 1
+    if "--cache-control" not in p.stdout:
+        print(f"kernels_vs_ncu.py: {bench.strata} has no --cache-control: rebuild it",
+              file=sys.stderr)
+        return 1
     os.makedirs(outdir, exist_ok=True)
-    report = {"rounds": rounds, "part": part, "ncu": bench.ncu}
+    report = {"rounds": rounds, "part": part, "ncu": bench.ncu,
+              "cache_control": bench.cache_control()}
     acc_failed, run_failed = False, False
     acc = []
     if part in ("accuracy", "all"):
@@ -757,7 +782,10 @@ def main(argv):
         json.dump(report, f, indent=1, default=lambda o: float(o) if isinstance(o, float) else str(o))
 
     if acc:
-        print(f"\naccuracy: strata kernels vs ncu --set basic --clock-control none, {rounds} "
+        cache = bench.cache_control()
+        # The title's start is what scripts/gpu-kernels-session looks for.
+        print(f"\naccuracy: strata kernels vs ncu --set basic --clock-control none, both "
+              f"--cache-control {cache}, {rounds} "
               f"run(s) per tool (medians); key metrics and every failure "
               f"(all: {outdir}/accuracy.txt)")
         print(f"{'case':16s} {'kernel':44s} {'compared':>8s} {'passed':>6s} {'failed':>6s} "

@@ -33,6 +33,7 @@ struct KernelsOptions {
   std::optional<int64_t> launch_count;
   std::string sections = "sol,workload,launch,occupancy";
   std::string format = "table";
+  std::string cache_control = "all";
   std::optional<std::string> output;
   bool force = false;
   std::vector<std::string> command;
@@ -100,6 +101,8 @@ void set_agent_env(const KernelsOptions& opt, const std::string& agent, const st
   set_or_clear("STRATA_KERNEL_COUNT",
                opt.launch_count ? std::optional(std::to_string(*opt.launch_count)) : std::nullopt);
   setenv("STRATA_KERNEL_SECTIONS", agent_sections(sections).c_str(), 1);
+  // Always set, so that an inherited value never changes the replay.
+  setenv("STRATA_KERNEL_CACHE_CONTROL", opt.cache_control.c_str(), 1);
   // NVTX ranges are of no use to this mode; a trace's injection is not inherited.
   unsetenv("NVTX_INJECTION64_PATH");
 }
@@ -129,6 +132,10 @@ int run_kernels(const KernelsOptions& opt) {
   if (!sections) return usage_error(sections.error().message);
   auto format = report::parse_format(opt.format);
   if (!format) return usage_error(format.error().message);
+  if (opt.cache_control != "all" && opt.cache_control != "none") {
+    return usage_error("--cache-control '" + printable(opt.cache_control) +
+                       "': unknown value (use all or none)");
+  }
 
   auto agent = find_agent();
   if (!agent) {
@@ -196,6 +203,11 @@ VerbRunner add_kernels(CLI::App& app) {
                   "Sections: sol, workload, launch, occupancy (comma-separated)")
       ->capture_default_str();
   sub->add_option("--format", opt->format, "Report format: table, csv or json")
+      ->capture_default_str();
+  sub->add_option("--cache-control", opt->cache_control,
+                  "all: flush the L2 cache before every replay pass (strata's own replay, as "
+                  "ncu --cache-control all); none: CUPTI's kernel replay, caches left as it leaves "
+                  "them")
       ->capture_default_str();
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-kernelsN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");

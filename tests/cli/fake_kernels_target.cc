@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
         << "STRATA_KERNEL_SKIP=" << env("STRATA_KERNEL_SKIP") << "\n"
         << "STRATA_KERNEL_COUNT=" << env("STRATA_KERNEL_COUNT") << "\n"
         << "STRATA_KERNEL_SECTIONS=" << env("STRATA_KERNEL_SECTIONS") << "\n"
+        << "STRATA_KERNEL_CACHE_CONTROL=" << env("STRATA_KERNEL_CACHE_CONTROL") << "\n"
         << "CUDA_INJECTION64_PATH=" << (env("CUDA_INJECTION64_PATH") == "<unset>" ? "unset" : "set")
         << "\n"
         << "run_dir_mode=" << std::oct << mode << "\n";

@@ -5,6 +5,8 @@
 // all checked here; `strata report` of the trace it leaves prints the same.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -43,7 +45,7 @@ TEST(KernelsCli, ProfilesTheAnchorLaunchAsNcu) {
   for (const char* line :
        {"STRATA_AGENT_MODE=kernels\n", "STRATA_KERNEL_NAME=regex:gemm\n", "STRATA_KERNEL_SKIP=1\n",
         "STRATA_KERNEL_COUNT=1\n", "STRATA_KERNEL_SECTIONS=sol,workload,launch,occupancy\n",
-        "CUDA_INJECTION64_PATH=set\n", "run_dir_mode=700\n"}) {
+        "STRATA_KERNEL_CACHE_CONTROL=all\n", "CUDA_INJECTION64_PATH=set\n", "run_dir_mode=700\n"}) {
     EXPECT_NE(env.find(line), std::string::npos) << line << "\n" << env;
   }
   EXPECT_NE(r.err.find("strata: trace written to k.sqlite"), std::string::npos) << r.err;
@@ -77,6 +79,41 @@ TEST(KernelsCli, DefaultEnvAndCsvAndSections) {
   EXPECT_EQ(r.out.find("Speed Of Light"), std::string::npos);
   EXPECT_NE(r.out.find("\"(16, 1, 1)\",\"0\",\"9.0\",\"1\",\"Occupancy\""), std::string::npos)
       << r.out;
+}
+
+// --cache-control all|none (ncu's): all by default, also over an inherited
+// STRATA_KERNEL_CACHE_CONTROL; the = form as every long option of CLI11.
+TEST(KernelsCli, CacheControlReachesTheAgent) {
+  ScratchDir dir;
+  auto cache_env = [&] {
+    std::string env = read_file(dir.path() / "agent-env.txt");
+    size_t at = env.find("STRATA_KERNEL_CACHE_CONTROL=");
+    if (at == std::string::npos) return std::string("<missing>");
+    at += std::strlen("STRATA_KERNEL_CACHE_CONTROL=");
+    return env.substr(at, env.find('\n', at) - at);
+  };
+  setenv("STRATA_KERNEL_CACHE_CONTROL", "none", 1);
+  auto inherited = run_strata("kernels -o a.sqlite -- " + kFake, dir.path());
+  unsetenv("STRATA_KERNEL_CACHE_CONTROL");
+  ASSERT_EQ(inherited.status, 0) << inherited.err;
+  EXPECT_EQ(cache_env(), "all") << "default, whatever the caller's environment holds";
+
+  auto none = run_strata("kernels -o b.sqlite --cache-control none -- " + kFake, dir.path());
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_EQ(cache_env(), "none");
+  EXPECT_NE(none.out.find("Section: GPU Speed Of Light Throughput"), std::string::npos) << none.out;
+
+  auto all = run_strata("kernels -o c.sqlite --cache-control all -- " + kFake, dir.path());
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(cache_env(), "all");
+
+  auto eq = run_strata("kernels -o d.sqlite --cache-control=none -- " + kFake, dir.path());
+  ASSERT_EQ(eq.status, 0) << eq.err;
+  EXPECT_EQ(cache_env(), "none");
+
+  auto help = run_strata("kernels --help", dir.path());
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_NE(help.out.find("--cache-control"), std::string::npos) << help.out;
 }
 
 TEST(KernelsCli, NoLaunchMatchedListsKernelsSeenByCount) {
@@ -156,6 +193,9 @@ TEST(KernelsCli, BadFlagsAreOneLineUsageErrors) {
       // ECMAScript's (?:...) is no POSIX extended RE, which the agent compiles.
       {"--kernel-name 'regex:(?:gemm)'", "not a regular expression"},
       {"--kernel-name ''", "--kernel-name: empty name"},
+      {"--cache-control some", "--cache-control 'some': unknown value (use all or none)"},
+      {"--cache-control=ALL", "--cache-control 'ALL': unknown value (use all or none)"},
+      {"--cache-control ''", "--cache-control '': unknown value (use all or none)"},
   };
   for (const Case& c : cases) {
     auto r = run_strata(std::string("kernels ") + c.args + " -- true", dir.path());

@@ -386,6 +386,7 @@ def fake_case(tmp, ncu_text, strata_text, env=None, case=None):
     if os.path.exists(log):
         os.remove(log)
     saved = dict(os.environ)
+    os.environ.pop("NCU_CACHE_CONTROL", None)  # the default unless env gives one
     os.environ.update({"FAKE_NCU_OUT": os.path.join(tmp, "ncu.out"),
                        "FAKE_STRATA_OUT": os.path.join(tmp, "strata.out"),
                        "FAKE_STRATA_LOG": log, **(env or {})})
@@ -408,6 +409,27 @@ with tempfile.TemporaryDirectory() as tmp:
           "--only zoo_sgemm_small" in args, "end to end: strata gets the case's filter and skip")
     check(os.path.exists(os.path.join(tmp, "out", "accuracy", "sgemm_small-ncu-0.log")),
           "end to end: ncu's log written")
+    check("kernels --cache-control all " in args,
+          "end to end: strata gets --cache-control all by default, as ncu")
+
+    # One cache policy for both tools: NCU_CACHE_CONTROL goes to ncu and to strata.
+    res, args = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
+                          env={"NCU_CACHE_CONTROL": "none"})
+    check("kernels --cache-control none " in args and failed(res["comparisons"]) == [],
+          "end to end: NCU_CACHE_CONTROL=none: strata gets --cache-control none")
+    saved_cache = os.environ.get("NCU_CACHE_CONTROL")
+    for cache in ("all", "none"):
+        os.environ["NCU_CACHE_CONTROL"] = cache
+        b = kv.Bench(tmp, os.path.join(tmp, "out"), 1)
+        n_argv = b.ncu_argv("regex:gemm", 1, ["zoo"])
+        s_argv = b.strata_argv("regex:gemm", 1, ["zoo"], "t.sqlite")
+        check(n_argv[n_argv.index("--cache-control") + 1] == cache and
+              s_argv[s_argv.index("--cache-control") + 1] == cache,
+              f"NCU_CACHE_CONTROL={cache}: ncu and strata both get --cache-control {cache}")
+    if saved_cache is None:
+        os.environ.pop("NCU_CACHE_CONTROL", None)
+    else:
+        os.environ["NCU_CACHE_CONTROL"] = saved_cache
 
     res, args = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
                           env={"FAKE_NCU_NO_GEMM": "1"})
