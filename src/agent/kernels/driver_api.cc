@@ -34,7 +34,7 @@ bool DriverApi::load() {
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   if (driver == nullptr) return false;
   // cuda.h (13.0) maps none of these names to a versioned symbol, so the
-  // plain names are the current ABI, except the two memory calls, which are
+  // plain names are the current ABI, except the memory calls, which are
   // looked up by the _v2 names cuda.h maps them to.
   resolve(driver, "cuDeviceGet", &cuDeviceGet);
   resolve(driver, "cuDeviceGetAttribute", &cuDeviceGetAttribute);
@@ -48,6 +48,10 @@ bool DriverApi::load() {
   resolve(driver, "cuMemsetD8_v2", &cuMemsetD8);
   resolve(driver, "cuModuleLoadData", &cuModuleLoadData);
   resolve(driver, "cuModuleGetFunction", &cuModuleGetFunction);
+  resolve(driver, "cuMemcpyHtoD_v2", &cuMemcpyHtoD);
+  resolve(driver, "cuMemGetAddressRange_v2", &cuMemGetAddressRange);
+  resolve(driver, "cuFuncGetParamInfo", &cuFuncGetParamInfo);
+  resolve(driver, "cuKernelGetParamInfo", &cuKernelGetParamInfo);
   resolve(driver, "cuLaunchKernel", &cuLaunchKernel);
   resolve(driver, "cuLaunchKernel_ptsz", &cuLaunchKernel_ptsz);
   resolve(driver, "cuLaunchKernelEx", &cuLaunchKernelEx);

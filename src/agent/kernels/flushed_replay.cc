@@ -88,6 +88,60 @@ CUresult relaunch(const DriverApi& api, const DriverLaunch& launch) {
   }
 }
 
+// The stream the program's launch goes to: the sweep goes there too.
+CUstream launch_stream(const DriverLaunch& launch) {
+  CUstream stream = nullptr;
+  bool ptsz = false;
+  switch (launch.cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      ptsz = true;
+      [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      stream = static_cast<const DriverLaunchKernelParams*>(launch.params)->hStream;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      ptsz = true;
+      [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+      const auto* p = static_cast<const DriverLaunchKernelExParams*>(launch.params);
+      stream = p->config != nullptr ? p->config->hStream : nullptr;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      ptsz = true;
+      [[fallthrough]];
+    default:
+      stream = static_cast<const DriverLaunchCooperativeKernelParams*>(launch.params)->hStream;
+  }
+  if (stream == nullptr && ptsz) stream = CU_STREAM_PER_THREAD;
+  return stream;
+}
+
+// The kernel and its argument array, for L2Flush::find_touch_ranges.
+void function_and_params(const DriverLaunch& launch, CUfunction* function, void*** params) {
+  switch (launch.cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const DriverLaunchKernelParams*>(launch.params);
+      *function = p->f;
+      *params = p->kernelParams;
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto* p = static_cast<const DriverLaunchKernelExParams*>(launch.params);
+      *function = p->f;
+      *params = p->kernelParams;
+      return;
+    }
+    default: {
+      const auto* p = static_cast<const DriverLaunchCooperativeKernelParams*>(launch.params);
+      *function = p->f;
+      *params = p->kernelParams;
+    }
+  }
+}
+
 }  // namespace
 
 bool can_relaunch(CUpti_CallbackId cbid) {
@@ -119,11 +173,15 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
   // The program's earlier work must be done before memory is saved, and the
   // sweep set up before anything changes, so that a failure here falls back
   // with nothing to undo.
-  if (api.cuCtxSynchronize() != CUDA_SUCCESS || flush.flush(api, device) != CUDA_SUCCESS) {
+  if (api.cuCtxSynchronize() != CUDA_SUCCESS || flush.prepare(api, device) != CUDA_SUCCESS) {
     result.fall_back = true;
     result.failed_call = "L2 sweep kernel";
     return result;
   }
+  CUfunction function = nullptr;
+  void** kernel_params = nullptr;
+  function_and_params(launch, &function, &kernel_params);
+  result.touched_ranges = flush.find_touch_ranges(api, function, kernel_params);
   CUpti_Checkpoint checkpoint;
   std::memset(&checkpoint, 0, sizeof(checkpoint));
   checkpoint.structSize = CUpti_Checkpoint_STRUCT_SIZE;
@@ -135,6 +193,7 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
     return result;
   }
 
+  const CUstream stream = launch_stream(launch);
   bool all_submitted = false;
   while (!all_submitted) {
     if (result.passes == kMaxPasses) {
@@ -149,12 +208,6 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
         break;
       }
     }
-    // After the restore: its writes are what must not be left in L2.
-    if (flush.flush(api, device) != CUDA_SUCCESS) {
-      result.status = CUPTI_ERROR_UNKNOWN;
-      result.failed_call = "L2 sweep kernel";
-      break;
-    }
     CUptiResult rc =
         result.passes == 0 ? session.begin(RangeSession::Replay::kUser) : session.start_pass();
     if (rc != CUPTI_SUCCESS) {
@@ -163,7 +216,11 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
       break;
     }
     ++result.passes;
-    CUresult launched = relaunch(api, launch);
+    // The sweep (and page touch), then the kernel, back to back on one
+    // stream, each its own range; evaluate() reads the last, the kernel's.
+    // After the restore: its writes are what must not be left in L2.
+    CUresult launched = flush.enqueue(api, stream);
+    if (launched == CUDA_SUCCESS) launched = relaunch(api, launch);
     CUresult synced = launched == CUDA_SUCCESS ? api.cuCtxSynchronize() : launched;
     rc = session.stop_pass(&all_submitted);
     if (launched != CUDA_SUCCESS || synced != CUDA_SUCCESS) {

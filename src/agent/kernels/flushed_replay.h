@@ -10,12 +10,22 @@
 // callback, through CUPTI's user replay:
 //
 //   cuCtxSynchronize                the program's earlier work is done
+//   L2Flush::prepare, find_touch_ranges (the kernel's pointer arguments)
 //   cuptiCheckpointSave             the context's device memory
-//   for each pass: cuptiCheckpointRestore (after the first), L2Flush,
-//     RangeSession begin / start_pass, the relaunch (the same driver entry
-//     point with the program's own arguments), cuCtxSynchronize, stop_pass
+//   for each pass: cuptiCheckpointRestore (after the first), RangeSession
+//     begin / start_pass, then on the launch's stream, back to back: the L2
+//     sweep, the page touch, the relaunch (the same driver entry point with
+//     the program's own arguments); cuCtxSynchronize, stop_pass
 //   until CUPTI says every pass was submitted; then
-//   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate.
+//   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate
+//   (the pass's last range: the kernel's; the sweep and touch have their own).
+//
+// Why each piece (measured on the H200, docs/PERFORMANCE.md "Kernel layer"):
+// the sweep inside the pass, with no host gap before the kernel, made a
+// reduction and a cooperative kernel agree with ncu; the page touch after it
+// brought kernels of 3 to 6 us from 17-29% longer than ncu to within about
+// 6%: most likely the sweep evicts the GPU's address translations of the
+// kernel's memory, which ncu's own flush keeps and the touch restores.
 //
 // The program's own launch then runs unprofiled on the restored memory, so
 // what it computes is what one launch computes.
@@ -51,6 +61,7 @@ struct ReplayResult {
   CUresult launch_error = CUDA_SUCCESS;  // a relaunch the driver refused
   const char* failed_call = "";          // the call that failed, for the one stderr line
   int passes = 0;
+  size_t touched_ranges = 0;  // allocations whose pages are touched after each sweep
 };
 
 // True when `cbid` is a driver launch the replay can relaunch.

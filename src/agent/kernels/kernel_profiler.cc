@@ -232,9 +232,11 @@ void KernelProfiler::replay_current(const DriverLaunch& launch) {
   if (!current_.replay.fall_back) {
     current_.replayed = true;
     if (debug()) {
-      log_line("kernels: strata's replay: %d passes, L2 flushed before each (%zu MB sweep): %s",
-               current_.replay.passes, current_.flush->buffer_bytes() >> 20,
-               cupti_result_name(current_.replay.status));
+      log_line(
+          "kernels: strata's replay: %d passes, L2 flushed before each (%zu MB sweep, pages of %zu "
+          "allocations touched): %s",
+          current_.replay.passes, current_.flush->buffer_bytes() >> 20,
+          current_.replay.touched_ranges, cupti_result_name(current_.replay.status));
     }
     return;
   }
@@ -434,7 +436,8 @@ RangeSession* KernelProfiler::session_for(CUcontext context, uint32_t device, CU
     return nullptr;
   }
   RangeSession* session = &sessions_[session_count_++];
-  *status = session->set_up(context, device, &metrics_, debug());
+  *status =
+      session->set_up(context, device, &metrics_, config_.kernel_cache_flush ? 3 : 1, debug());
   return session;
 }
 

@@ -1,5 +1,7 @@
 #include "agent/kernels/l2_flush.h"
 
+#include <cstring>
+
 #include "agent/kernels/l2_sweep_ptx.h"
 
 namespace strata::agent::kernels {
@@ -7,6 +9,7 @@ namespace strata::agent::kernels {
 namespace {
 
 constexpr unsigned kSweepBlock = 512;
+constexpr unsigned kTouchBlock = 256;
 constexpr unsigned kSweepBlocksPerSm = 4;  // enough loads in flight to stream at DRAM speed
 
 }  // namespace
@@ -37,25 +40,82 @@ CUresult L2Flush::set_up(const DriverApi& api, CUdevice device) {
   if (CUresult rc = api.cuMemsetD8(buffer_, 0, bytes); rc != CUDA_SUCCESS) return rc;
   CUmodule module = nullptr;
   if (CUresult rc = api.cuModuleLoadData(&module, kL2SweepPtx); rc != CUDA_SUCCESS) return rc;
-  return api.cuModuleGetFunction(&sweep_, module, "strata_l2_sweep");
+  if (CUresult rc = api.cuModuleGetFunction(&sweep_, module, "strata_l2_sweep");
+      rc != CUDA_SUCCESS) {
+    return rc;
+  }
+  // The page touch is optional: without it the sweep still runs.
+  if (api.cuModuleGetFunction(&touch_, module, "strata_touch_pages") != CUDA_SUCCESS ||
+      api.cuMemAlloc(&touch_ranges_, kMaxTouchRanges * sizeof(TouchRange)) != CUDA_SUCCESS) {
+    touch_ = nullptr;
+  }
+  return CUDA_SUCCESS;
 }
 
-CUresult L2Flush::flush(const DriverApi& api, CUdevice device) {
+size_t L2Flush::find_touch_ranges(const DriverApi& api, CUfunction function,
+                                  void* const* kernel_params) {
+  touch_count_ = 0;
+  if (touch_ == nullptr || function == nullptr || kernel_params == nullptr ||
+      api.cuFuncGetParamInfo == nullptr || api.cuMemGetAddressRange == nullptr ||
+      api.cuMemcpyHtoD == nullptr) {
+    return 0;
+  }
+  // The driver launch under a runtime launch may carry a CUkernel where a
+  // CUfunction goes (cuLaunchKernel accepts both): on the H200 neither
+  // cuFuncGetAttribute nor cuFuncGetParamInfo answered for that handle, so
+  // cuKernelGetParamInfo is asked next.
+  auto param_info = [&](size_t index, size_t* offset, size_t* size) {
+    if (api.cuFuncGetParamInfo(function, index, offset, size) == CUDA_SUCCESS) return true;
+    return api.cuKernelGetParamInfo != nullptr &&
+           api.cuKernelGetParamInfo(reinterpret_cast<CUkernel>(function), index, offset, size) ==
+               CUDA_SUCCESS;
+  };
+  TouchRange ranges[kMaxTouchRanges];
+  unsigned count = 0;
+  for (size_t i = 0; i < kMaxParams && count < kMaxTouchRanges; ++i) {
+    size_t offset = 0, size = 0;
+    if (!param_info(i, &offset, &size)) break;
+    if (size != sizeof(CUdeviceptr) || kernel_params[i] == nullptr) continue;
+    CUdeviceptr candidate = 0;
+    std::memcpy(&candidate, kernel_params[i], sizeof(candidate));
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    // Any 8-byte argument: only those inside a device allocation count.
+    if (candidate == 0 || api.cuMemGetAddressRange(&base, &bytes, candidate) != CUDA_SUCCESS) {
+      continue;
+    }
+    bool seen = false;
+    for (unsigned j = 0; j < count; ++j) seen = seen || ranges[j].base == base;
+    if (!seen) ranges[count++] = TouchRange{base, bytes};
+  }
+  if (count > 0 &&
+      api.cuMemcpyHtoD(touch_ranges_, ranges, count * sizeof(TouchRange)) == CUDA_SUCCESS) {
+    touch_count_ = count;
+  }
+  return touch_count_;
+}
+
+CUresult L2Flush::prepare(const DriverApi& api, CUdevice device) {
   if (!set_up_done_) {
     set_up_done_ = true;
     set_up_status_ = set_up(api, device);
   }
-  if (set_up_status_ != CUDA_SUCCESS) return set_up_status_;
+  return set_up_status_;
+}
+
+CUresult L2Flush::enqueue(const DriverApi& api, CUstream stream) {
+  if (sweep_ == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   CUdeviceptr words = buffer_;
   size_t count = words_;
   CUdeviceptr sink = buffer_;  // never written: the buffer is zeros (l2_sweep.cu)
   void* args[] = {&words, &count, &sink};
-  if (CUresult rc =
-          api.cuLaunchKernel(sweep_, grid_, 1, 1, kSweepBlock, 1, 1, 0, nullptr, args, nullptr);
-      rc != CUDA_SUCCESS) {
-    return rc;
-  }
-  return api.cuCtxSynchronize();
+  CUresult rc =
+      api.cuLaunchKernel(sweep_, grid_, 1, 1, kSweepBlock, 1, 1, 0, stream, args, nullptr);
+  if (rc != CUDA_SUCCESS || touch_count_ == 0) return rc;
+  CUdeviceptr ranges = touch_ranges_;
+  void* touch_args[] = {&ranges, &sink};
+  return api.cuLaunchKernel(touch_, touch_count_, 1, 1, kTouchBlock, 1, 1, 0, stream, touch_args,
+                            nullptr);
 }
 
 }  // namespace strata::agent::kernels

@@ -7,6 +7,9 @@
 // (l2_sweep.cu) that reads a buffer twice the L2's size: every older line
 // is evicted, dirty ones written back while the sweep runs, and L2 is left
 // holding clean lines of the buffer, which cost the next kernel nothing.
+// The sweep is enqueued on the profiled launch's stream just before the
+// relaunch, so that the GPU goes from one to the other with no idle gap
+// (flushed_replay.h says why that matters).
 //
 // Per context, set up at its first flush: the buffer (cuMemAlloc, zeroed)
 // and the sweep's module, JIT-compiled from the PTX embedded in the agent.
@@ -25,13 +28,28 @@ namespace strata::agent::kernels {
 
 class L2Flush {
  public:
-  // Runs the sweep on the current context's null stream and waits for it.
-  // The first call sets up the buffer and the kernel on `device`.
-  CUresult flush(const DriverApi& api, CUdevice device);
+  // Sets up the buffer and the kernel on `device` (the first call; later
+  // ones return its status).
+  CUresult prepare(const DriverApi& api, CUdevice device);
+  // The allocations the kernel's pointer arguments point into (found from
+  // its parameter list): after each sweep, one load per 64 KB of them
+  // refills the GPU's address translation caches, which the sweep emptied
+  // and ncu's flush leaves alone. Called once per profiled launch, before
+  // the checkpoint is saved. Returns how many ranges were found.
+  size_t find_touch_ranges(const DriverApi& api, CUfunction function, void* const* kernel_params);
+  // Enqueues the sweep, then the touch of those ranges, on `stream`;
+  // prepare() must have succeeded.
+  CUresult enqueue(const DriverApi& api, CUstream stream);
   size_t buffer_bytes() const { return words_ * kWordBytes; }
 
  private:
   static constexpr size_t kWordBytes = 16;  // the sweep reads uint4 words
+  static constexpr size_t kMaxTouchRanges = 32;
+  static constexpr size_t kMaxParams = 256;
+  struct TouchRange {  // l2_sweep.cu's StrataTouchRange
+    unsigned long long base;
+    unsigned long long bytes;
+  };
   CUresult set_up(const DriverApi& api, CUdevice device);
 
   bool set_up_done_ = false;
@@ -40,6 +58,9 @@ class L2Flush {
   size_t words_ = 0;
   unsigned grid_ = 0;
   CUfunction sweep_ = nullptr;
+  CUfunction touch_ = nullptr;
+  CUdeviceptr touch_ranges_ = 0;  // kMaxTouchRanges TouchRange
+  unsigned touch_count_ = 0;
 };
 
 }  // namespace strata::agent::kernels

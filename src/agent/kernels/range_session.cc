@@ -71,8 +71,9 @@ CUptiResult RangeSession::traced(const char* call, CUptiResult rc) const {
 }
 
 CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const MetricList* metrics,
-                                 bool debug) {
+                                 size_t ranges, bool debug) {
   context_ = context;
+  ranges_ = ranges > 0 ? ranges : 1;
   device_ = device;
   metrics_ = metrics;
   debug_ = debug;
@@ -208,15 +209,15 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
     profiler_ = params.pRangeProfilerObject;
   }
   {
-    // One range: AutoRange makes one per kernel and only the profiled
-    // launch runs between Start and Stop.
+    // AutoRange makes one range per kernel; only the profiled launch (and,
+    // in strata's replay, the sweep before it) runs between Start and Stop.
     auto params = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
         CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     params.pRangeProfilerObject = profiler_;
     params.pMetricNames = const_cast<const char**>(metrics_->names);
     params.numMetrics = metrics_->count;
-    params.maxNumOfRanges = 1;
-    params.maxNumRangeTreeNodes = 1;
+    params.maxNumOfRanges = ranges_;
+    params.maxNumRangeTreeNodes = ranges_;
     if (CUptiResult rc = traced("cuptiRangeProfilerGetCounterDataSize",
                                 cuptiRangeProfilerGetCounterDataSize(&params));
         rc) {
@@ -254,7 +255,7 @@ CUptiResult RangeSession::set_config(Replay replay) {
   // Kernel replay: CUPTI replays the kernel for every pass inside the
   // launch. User replay: strata does (flushed_replay.h), one Start/Stop per pass.
   params.replayMode = replay == Replay::kCupti ? CUPTI_KernelReplay : CUPTI_UserReplay;
-  params.maxRangesPerPass = 1;
+  params.maxRangesPerPass = ranges_;
   params.numNestingLevels = 1;  // "For Auto range mode, this should be set to 1."
   params.minNestingLevel = 1;
   params.passIndex = 0;
@@ -300,6 +301,7 @@ CUptiResult RangeSession::end(double* values) {
 
 CUptiResult RangeSession::evaluate(double* values) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
+  size_t range = 0;
   {
     auto params = make_params<CUpti_RangeProfiler_DecodeData_Params>(
         CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
@@ -326,13 +328,14 @@ CUptiResult RangeSession::evaluate(double* values) {
     if (debug_) log_line("kernels: %zu ranges in the counter data", params.numTotalRanges);
     // No range: the launch failed before reaching the GPU.
     if (params.numTotalRanges == 0) return CUPTI_ERROR_INVALID_OPERATION;
+    range = params.numTotalRanges - 1;  // the profiled kernel ran last
   }
   auto params = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
       CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   params.pHostObject = host_;
   params.pCounterDataImage = counter_data_;
   params.counterDataImageSize = counter_data_size_;
-  params.rangeIndex = 0;
+  params.rangeIndex = range;
   params.ppMetricNames = const_cast<const char**>(metrics_->names);
   params.numMetrics = metrics_->count;
   params.pMetricValues = values;

@@ -48,8 +48,12 @@ class RangeSession {
   RangeSession(const RangeSession&) = delete;
   RangeSession& operator=(const RangeSession&) = delete;
 
-  // `metrics` must outlive the session. `debug`: one stderr line per CUPTI call.
-  CUptiResult set_up(CUcontext context, uint32_t device, const MetricList* metrics, bool debug);
+  // `metrics` must outlive the session. `ranges`: kernels per pass, each its
+  // own range (strata's replay: the L2 sweep and the kernel, 2; else 1); the
+  // last range of a pass is the profiled kernel's. `debug`: one stderr line
+  // per CUPTI call.
+  CUptiResult set_up(CUcontext context, uint32_t device, const MetricList* metrics, size_t ranges,
+                     bool debug);
   // Who replays the kernel for every pass the metrics need.
   enum class Replay {
     kCupti,  // CUPTI_KernelReplay, inside the launch (--cache-control none)
@@ -86,6 +90,7 @@ class RangeSession {
   char chip_name_[64] = {};
   const char* unsupported_reason_ = nullptr;
   size_t passes_ = 0;
+  size_t ranges_ = 1;
   uint64_t launches_ = 0;
 
   CUpti_Profiler_Host_Object* host_ = nullptr;
