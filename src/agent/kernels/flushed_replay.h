@@ -43,11 +43,17 @@
 #include <cupti_callbacks.h>
 #include <cupti_result.h>
 
+#include <cstddef>
+
 #include "agent/kernels/driver_api.h"
 #include "agent/kernels/l2_flush.h"
 #include "agent/kernels/range_session.h"
 
 namespace strata::agent::kernels {
+
+// Kernels in each pass of strata's replay, each its own range: the L2
+// sweep, the page touch, the profiled kernel (the last).
+inline constexpr size_t kReplayRangesPerPass = 3;
 
 // A driver launch callback's entry point and parameter struct.
 struct DriverLaunch {

@@ -349,11 +349,6 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
     status = current_.session->end(current_.values);
   } else if (current_.replayed) {
     status = current_.replay.status;
-    if (status != CUPTI_SUCCESS) {
-      log_line("kernels: strata's replay of %s failed at %s (%s, CUDA error %d)", current_name_,
-               current_.replay.failed_call, cupti_result_name(status),
-               static_cast<int>(current_.replay.launch_error));
-    }
   } else if (current_.replay_pending) {
     // A runtime launch whose driver call never came through a callback.
     status = CUPTI_ERROR_NOT_SUPPORTED;
@@ -374,6 +369,12 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   if (current_.header.status == 0 && returned != 0) {
     current_.header.status = 1'000'000u + static_cast<uint32_t>(returned);
     status = CUPTI_ERROR_UNKNOWN;
+  } else if (current_.replayed && status != CUPTI_SUCCESS) {
+    // Not for a launch the API refused: the replay's relaunch was refused
+    // the same way, and the CUDA error above says all there is.
+    log_line("kernels: strata's replay of %s failed at %s (%s, CUDA error %d)", current_name_,
+             current_.replay.failed_call, cupti_result_name(status),
+             static_cast<int>(current_.replay.launch_error));
   }
   if (current_.header.status == 0) current_.header.status = static_cast<uint32_t>(status);
   const uint32_t device = current_.header.device;
@@ -436,8 +437,8 @@ RangeSession* KernelProfiler::session_for(CUcontext context, uint32_t device, CU
     return nullptr;
   }
   RangeSession* session = &sessions_[session_count_++];
-  *status =
-      session->set_up(context, device, &metrics_, config_.kernel_cache_flush ? 3 : 1, debug());
+  *status = session->set_up(context, device, &metrics_,
+                            config_.kernel_cache_flush ? kReplayRangesPerPass : 1, debug());
   return session;
 }
 
