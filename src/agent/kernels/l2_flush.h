@@ -11,9 +11,10 @@
 // relaunch, so that the GPU goes from one to the other with no idle gap
 // (flushed_replay.h says why that matters).
 //
-// Per context, set up at its first flush: the buffer (cuMemAlloc, zeroed)
-// and the sweep's module, JIT-compiled from the PTX embedded in the agent.
-// Both live as long as the context (never freed: the profiler keeps its
+// Per context, set up at its first flush: the buffer (cuMemAlloc, zeroed),
+// a small array of the ranges to touch, and the module of both kernels,
+// JIT-compiled from the PTX embedded in the agent. All live as long as the
+// context (never freed: the profiler keeps its
 // per-context state until exit, range_session.h).
 // Threading: one thread at a time (the kernel profiler's lock).
 #pragma once
@@ -33,8 +34,9 @@ class L2Flush {
   CUresult prepare(const DriverApi& api, CUdevice device);
   // The allocations the kernel's pointer arguments point into (found from
   // its parameter list): after each sweep, one load per 64 KB of them
-  // refills the GPU's address translation caches, which the sweep emptied
-  // and ncu's flush leaves alone. Called once per profiled launch, before
+  // refills the GPU's address translation caches, which the sweep most
+  // likely empties and ncu's flush leaves alone (docs/PERFORMANCE.md, runs
+  // C and D of "Cache control"). Called once per profiled launch, before
   // the checkpoint is saved. Returns how many ranges were found.
   size_t find_touch_ranges(const DriverApi& api, CUfunction function, void* const* kernel_params);
   // Enqueues the sweep, then the touch of those ranges, on `stream`;
