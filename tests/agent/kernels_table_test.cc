@@ -123,7 +123,8 @@ struct FakeLaunchKernel {
 TEST(KernelsLaunchParams, DecodesDriverLaunches) {
   auto fake_function = reinterpret_cast<CUfunction>(0x1234);
   auto fake_stream = reinterpret_cast<CUstream>(0x5678);
-  FakeLaunchKernel p{fake_function, 4, 2, 1, 128, 1, 1, 512, fake_stream, nullptr, nullptr};
+  void* fake_args[2] = {};
+  FakeLaunchKernel p{fake_function, 4, 2, 1, 128, 1, 1, 512, fake_stream, fake_args, nullptr};
   LaunchParams out;
   ASSERT_TRUE(
       decode_launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p, &out));
@@ -134,6 +135,7 @@ TEST(KernelsLaunchParams, DecodesDriverLaunches) {
   EXPECT_EQ(out.dynamic_shared, 512u);
   EXPECT_EQ(out.stream, fake_stream);
   EXPECT_EQ(out.function, fake_function);
+  EXPECT_EQ(out.kernel_params, fake_args);  // what strata's replay relaunches with
   EXPECT_FALSE(out.cooperative);
   EXPECT_FALSE(out.per_thread_stream);
 
@@ -156,7 +158,7 @@ TEST(KernelsLaunchParams, DecodesDriverLaunches) {
     CUfunction f;
     void** params;
     void** extra;
-  } ex{&config, fake_function, nullptr, nullptr};
+  } ex{&config, fake_function, fake_args, nullptr};
   ASSERT_TRUE(decode_launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
                             &ex, &out));
   EXPECT_EQ(out.api, LaunchApi::kDriverEx);
@@ -166,10 +168,12 @@ TEST(KernelsLaunchParams, DecodesDriverLaunches) {
   EXPECT_EQ(out.cluster[0], 2u);
   EXPECT_TRUE(out.cooperative);
   EXPECT_EQ(out.function, fake_function);
+  EXPECT_EQ(out.kernel_params, fake_args);
 }
 
 TEST(KernelsLaunchParams, DecodesRuntimeLaunches) {
   int stub = 0;
+  void* fake_args[1] = {};
   cudaLaunchKernel_v7000_params_st p{&stub, dim3(3, 1, 1), dim3(32, 4, 1), nullptr, 64, nullptr};
   LaunchParams out;
   ASSERT_TRUE(decode_launch(CUPTI_CB_DOMAIN_RUNTIME_API,
@@ -188,13 +192,14 @@ TEST(KernelsLaunchParams, DecodesRuntimeLaunches) {
     size_t shared;
     cudaStream_t stream;
   } internal{
-      reinterpret_cast<cudaKernel_t>(0x99), dim3(5, 6, 7), dim3(8, 1, 1), nullptr, 0, nullptr};
+      reinterpret_cast<cudaKernel_t>(0x99), dim3(5, 6, 7), dim3(8, 1, 1), fake_args, 0, nullptr};
   ASSERT_TRUE(decode_launch(CUPTI_CB_DOMAIN_RUNTIME_API,
                             CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, &internal,
                             &out));
   EXPECT_EQ(out.api, LaunchApi::kRuntime);
   EXPECT_EQ(out.grid[2], 7u);
   EXPECT_EQ(out.kernel, reinterpret_cast<CUkernel>(0x99));
+  EXPECT_EQ(out.kernel_params, fake_args);
   EXPECT_TRUE(out.per_thread_stream);
 
   ASSERT_TRUE(decode_launch(CUPTI_CB_DOMAIN_RUNTIME_API,

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/kernels/driver_launch_params.h"
+#include "agent/kernels/launch_params.h"
 
 namespace strata::agent::kernels {
 
@@ -88,60 +89,6 @@ CUresult relaunch(const DriverApi& api, const DriverLaunch& launch) {
   }
 }
 
-// The stream the program's launch goes to: the sweep goes there too.
-CUstream launch_stream(const DriverLaunch& launch) {
-  CUstream stream = nullptr;
-  bool ptsz = false;
-  switch (launch.cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      ptsz = true;
-      [[fallthrough]];
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      stream = static_cast<const DriverLaunchKernelParams*>(launch.params)->hStream;
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      ptsz = true;
-      [[fallthrough]];
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
-      const auto* p = static_cast<const DriverLaunchKernelExParams*>(launch.params);
-      stream = p->config != nullptr ? p->config->hStream : nullptr;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      ptsz = true;
-      [[fallthrough]];
-    default:
-      stream = static_cast<const DriverLaunchCooperativeKernelParams*>(launch.params)->hStream;
-  }
-  if (stream == nullptr && ptsz) stream = CU_STREAM_PER_THREAD;
-  return stream;
-}
-
-// The kernel and its argument array, for L2Flush::find_touch_ranges.
-void function_and_params(const DriverLaunch& launch, CUfunction* function, void*** params) {
-  switch (launch.cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-      const auto* p = static_cast<const DriverLaunchKernelParams*>(launch.params);
-      *function = p->f;
-      *params = p->kernelParams;
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      const auto* p = static_cast<const DriverLaunchKernelExParams*>(launch.params);
-      *function = p->f;
-      *params = p->kernelParams;
-      return;
-    }
-    default: {
-      const auto* p = static_cast<const DriverLaunchCooperativeKernelParams*>(launch.params);
-      *function = p->f;
-      *params = p->kernelParams;
-    }
-  }
-}
-
 }  // namespace
 
 bool can_relaunch(CUpti_CallbackId cbid) {
@@ -178,10 +125,9 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
     result.failed_call = "L2 sweep kernel";
     return result;
   }
-  CUfunction function = nullptr;
-  void** kernel_params = nullptr;
-  function_and_params(launch, &function, &kernel_params);
-  result.touched_ranges = flush.find_touch_ranges(api, function, kernel_params);
+  LaunchParams decoded;
+  decode_launch(CUPTI_CB_DOMAIN_DRIVER_API, launch.cbid, launch.params, &decoded);
+  result.touched_ranges = flush.find_touch_ranges(api, decoded.function, decoded.kernel_params);
   CUpti_Checkpoint checkpoint;
   std::memset(&checkpoint, 0, sizeof(checkpoint));
   checkpoint.structSize = CUpti_Checkpoint_STRUCT_SIZE;
@@ -193,7 +139,11 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
     return result;
   }
 
-  const CUstream stream = launch_stream(launch);
+  // The sweep goes where the program's launch goes; a _ptsz launch's null
+  // stream is the calling thread's.
+  const CUstream stream = decoded.stream == nullptr && decoded.per_thread_stream
+                              ? CU_STREAM_PER_THREAD
+                              : decoded.stream;
   bool all_submitted = false;
   while (!all_submitted) {
     if (result.passes == kMaxPasses) {

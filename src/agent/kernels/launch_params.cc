@@ -83,6 +83,7 @@ void decode_runtime_classic(const void* params, LaunchParams* out) {
   out->dynamic_shared = p->sharedMem;
   out->stream = reinterpret_cast<CUstream>(p->stream);
   out->host_function = p->func;
+  out->kernel_params = p->args;
   out->cooperative = kApi == LaunchApi::kCooperative;
 }
 
@@ -94,6 +95,7 @@ void decode_runtime_internal(const void* params, LaunchParams* out) {
   out->dynamic_shared = p->sharedMem;
   out->stream = reinterpret_cast<CUstream>(p->stream);
   out->kernel = reinterpret_cast<CUkernel>(p->kernel);
+  out->kernel_params = p->args;
 }
 
 // cudaLaunchKernelExC: the configuration (and its attributes) behind a pointer.
@@ -101,6 +103,7 @@ void decode_runtime_ex(const void* params, LaunchParams* out) {
   const auto* p = static_cast<const cudaLaunchKernelExC_v11060_params*>(params);
   out->api = LaunchApi::kRuntime;
   out->host_function = p->func;
+  out->kernel_params = p->args;
   if (p->config == nullptr) return;
   set_dims(out, p->config->gridDim, p->config->blockDim);
   out->dynamic_shared = p->config->dynamicSmemBytes;
@@ -118,6 +121,7 @@ void decode_driver_classic(const void* params, LaunchParams* out) {
   out->dynamic_shared = p->sharedMemBytes;
   out->stream = p->hStream;
   out->function = p->f;
+  out->kernel_params = p->kernelParams;
   out->cooperative = kApi == LaunchApi::kCooperative;
 }
 
@@ -126,6 +130,7 @@ void decode_driver_ex(const void* params, LaunchParams* out) {
   const auto* p = static_cast<const DriverLaunchKernelExParams*>(params);
   out->api = LaunchApi::kDriverEx;
   out->function = p->f;
+  out->kernel_params = p->kernelParams;
   if (p->config == nullptr) return;
   const CUlaunchConfig& c = *p->config;
   set_dims(out, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ);

@@ -50,6 +50,9 @@ struct LaunchParams {
   CUfunction function = nullptr;        // driver launches
   CUkernel kernel = nullptr;            // __cudaLaunchKernel (cudaKernel_t is a CUkernel)
   const void* host_function = nullptr;  // cudaLaunchKernel*: the host stub or a cudaKernel_t
+  // The argument array (one pointer per kernel parameter); null where the
+  // launch passes its arguments another way (cuLaunchKernel's `extra`).
+  void** kernel_params = nullptr;
 };
 
 // One callback the kernel profiler enables and what its functionParams are.

@@ -1,0 +1,231 @@
+// L2Flush (src/agent/kernels/l2_flush.h) against a fake driver: what it
+// allocates, which kernels it loads from the embedded PTX, what it launches
+// where, and which allocations it finds behind a kernel's arguments. The
+// flush's effect on a GPU is measured by bench/kernels_vs_ncu.py
+// (docs/PERFORMANCE.md, "Cache control").
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "agent/kernels/l2_flush.h"
+
+namespace {
+
+using strata::agent::kernels::DriverApi;
+using strata::agent::kernels::L2Flush;
+
+constexpr int kL2Bytes = 50 << 20;
+constexpr int kSms = 132;
+
+struct FakeLaunch {
+  CUfunction function;
+  unsigned grid, block;
+  CUstream stream;
+  std::vector<uint64_t> args;  // each argument's first 8 bytes
+};
+struct FakeAllocation {
+  CUdeviceptr base;
+  size_t bytes;
+};
+
+// The fake driver's state, reset by the fixture.
+struct FakeDriver {
+  std::vector<size_t> allocations;
+  CUdeviceptr next_address = 0x7000'0000;
+  bool fail_alloc = false;
+  std::string image;
+  std::vector<std::string> functions;
+  std::vector<FakeLaunch> launches;
+  std::vector<unsigned char> copied;
+  std::vector<FakeAllocation> memory;  // what cuMemGetAddressRange knows
+  std::vector<size_t> param_sizes;     // the profiled kernel's parameter list
+  bool function_info_fails = false;    // as for a CUkernel handle
+} g;
+
+CUresult get_attribute(int* value, CUdevice_attribute attribute, CUdevice) {
+  if (attribute == CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) *value = kL2Bytes;
+  if (attribute == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) *value = kSms;
+  return CUDA_SUCCESS;
+}
+CUresult mem_alloc(CUdeviceptr* ptr, size_t bytes) {
+  if (g.fail_alloc) return CUDA_ERROR_OUT_OF_MEMORY;
+  g.allocations.push_back(bytes);
+  *ptr = g.next_address;
+  g.next_address += bytes;
+  return CUDA_SUCCESS;
+}
+CUresult mem_set(CUdeviceptr, unsigned char, size_t) {
+  return CUDA_SUCCESS;
+}
+CUresult module_load(CUmodule* module, const void* image) {
+  g.image = static_cast<const char*>(image);
+  *module = reinterpret_cast<CUmodule>(0x10);
+  return CUDA_SUCCESS;
+}
+CUresult get_function(CUfunction* function, CUmodule, const char* name) {
+  g.functions.push_back(name);
+  *function = reinterpret_cast<CUfunction>(0x100 + g.functions.size());
+  return CUDA_SUCCESS;
+}
+CUresult launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
+                unsigned, CUstream stream, void** args, void**) {
+  FakeLaunch l{f, gx, bx, stream, {}};
+  // The sweep takes 3 arguments, the touch 2; each is 8 bytes.
+  const size_t count = g.functions.size() >= 1 && f == reinterpret_cast<CUfunction>(0x101) ? 3 : 2;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t value = 0;
+    std::memcpy(&value, args[i], sizeof(value));
+    l.args.push_back(value);
+  }
+  g.launches.push_back(l);
+  return CUDA_SUCCESS;
+}
+CUresult ctx_sync() {
+  return CUDA_SUCCESS;
+}
+CUresult copy_to_device(CUdeviceptr, const void* src, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(src);
+  g.copied.assign(p, p + bytes);
+  return CUDA_SUCCESS;
+}
+CUresult address_range(CUdeviceptr* base, size_t* bytes, CUdeviceptr ptr) {
+  for (const FakeAllocation& a : g.memory) {
+    if (ptr >= a.base && ptr < a.base + a.bytes) {
+      *base = a.base;
+      *bytes = a.bytes;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_NOT_FOUND;
+}
+CUresult param_info_of(size_t index, size_t* offset, size_t* size) {
+  if (index >= g.param_sizes.size()) return CUDA_ERROR_INVALID_VALUE;
+  *offset = 8 * index;
+  *size = g.param_sizes[index];
+  return CUDA_SUCCESS;
+}
+CUresult function_param_info(CUfunction, size_t index, size_t* offset, size_t* size) {
+  if (g.function_info_fails) return CUDA_ERROR_INVALID_HANDLE;
+  return param_info_of(index, offset, size);
+}
+CUresult kernel_param_info(CUkernel, size_t index, size_t* offset, size_t* size) {
+  return param_info_of(index, offset, size);
+}
+
+class KernelsL2Flush : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g = FakeDriver{};
+    api.cuDeviceGetAttribute = get_attribute;
+    api.cuMemAlloc = mem_alloc;
+    api.cuMemsetD8 = mem_set;
+    api.cuModuleLoadData = module_load;
+    api.cuModuleGetFunction = get_function;
+    api.cuLaunchKernel = launch;
+    api.cuCtxSynchronize = ctx_sync;
+    api.cuMemcpyHtoD = copy_to_device;
+    api.cuMemGetAddressRange = address_range;
+    api.cuFuncGetParamInfo = function_param_info;
+    api.cuKernelGetParamInfo = kernel_param_info;
+  }
+  DriverApi api;
+  L2Flush flush;
+  const CUstream stream = reinterpret_cast<CUstream>(0x5000);
+  const CUfunction kernel = reinterpret_cast<CUfunction>(0x9000);
+};
+
+TEST_F(KernelsL2Flush, PreparesTwiceTheL2AndBothKernelsOfTheEmbeddedPtx) {
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  ASSERT_GE(g.allocations.size(), 1u);
+  EXPECT_EQ(g.allocations[0], 2u * kL2Bytes);
+  EXPECT_EQ(flush.buffer_bytes(), 2u * kL2Bytes);
+  EXPECT_NE(g.image.find(".entry strata_l2_sweep("), std::string::npos);
+  EXPECT_NE(g.image.find(".entry strata_touch_pages("), std::string::npos);
+  EXPECT_EQ(g.functions, (std::vector<std::string>{"strata_l2_sweep", "strata_touch_pages"}));
+  // Set up once per context.
+  const size_t allocations = g.allocations.size();
+  EXPECT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  EXPECT_EQ(g.allocations.size(), allocations);
+}
+
+TEST_F(KernelsL2Flush, SweepReadsTheWholeBufferOnTheLaunchStream) {
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, nullptr), 0u);  // no argument array
+  ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
+  ASSERT_EQ(g.launches.size(), 1u);  // no touch without ranges
+  const FakeLaunch& sweep = g.launches[0];
+  EXPECT_EQ(sweep.function, reinterpret_cast<CUfunction>(0x101));
+  EXPECT_EQ(sweep.stream, stream);
+  EXPECT_EQ(sweep.grid, 4u * kSms);
+  EXPECT_EQ(sweep.block, 512u);
+  EXPECT_EQ(sweep.args[1], 2u * kL2Bytes / 16);  // 16-byte words
+}
+
+TEST_F(KernelsL2Flush, TouchesTheDistinctAllocationsBehindPointerArguments) {
+  g.memory = {{0x2000'0000, 64 << 20}, {0x3000'0000, 4 << 20}};
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  // (int, float*, double, float*, float* into the first again, size_t
+  // that is no address)
+  int count = 7;
+  CUdeviceptr a = 0x2000'0000 + 100, b = 0x3000'0000, a_again = 0x2000'0000 + 4096;
+  double scale = 2.0;
+  uint64_t not_an_address = 12345;
+  void* args[] = {&count, &a, &scale, &b, &a_again, &not_an_address};
+  g.param_sizes = {4, 8, 8, 8, 8, 8};
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 2u);
+  ASSERT_EQ(g.copied.size(), 2u * 16);
+  uint64_t ranges[4];
+  std::memcpy(ranges, g.copied.data(), sizeof(ranges));
+  EXPECT_EQ(ranges[0], 0x2000'0000u);
+  EXPECT_EQ(ranges[1], uint64_t{64} << 20);
+  EXPECT_EQ(ranges[2], 0x3000'0000u);
+  EXPECT_EQ(ranges[3], uint64_t{4} << 20);
+
+  ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
+  ASSERT_EQ(g.launches.size(), 2u);
+  const FakeLaunch& touch = g.launches[1];
+  EXPECT_EQ(touch.function, reinterpret_cast<CUfunction>(0x102));
+  EXPECT_EQ(touch.grid, 2u);  // one block per range
+  EXPECT_EQ(touch.stream, stream);
+}
+
+TEST_F(KernelsL2Flush, AsksTheKernelHandleWhenTheFunctionDoesNotAnswer) {
+  g.memory = {{0x2000'0000, 1 << 20}};
+  g.function_info_fails = true;
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  CUdeviceptr a = 0x2000'0000;
+  void* args[] = {&a};
+  g.param_sizes = {8};
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 1u);
+  api.cuKernelGetParamInfo = nullptr;
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 0u);
+}
+
+TEST_F(KernelsL2Flush, KeepsAtMostThirtyTwoRanges) {
+  std::vector<CUdeviceptr> pointers;
+  for (int i = 0; i < 40; ++i) {
+    CUdeviceptr base = 0x1'0000'0000ull + uint64_t(i) * (1 << 20);
+    g.memory.push_back({base, 1 << 20});
+    pointers.push_back(base);
+  }
+  std::vector<void*> args;
+  for (CUdeviceptr& p : pointers) args.push_back(&p);
+  g.param_sizes.assign(40, 8);
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args.data()), 32u);
+  EXPECT_EQ(g.copied.size(), 32u * 16);
+}
+
+TEST_F(KernelsL2Flush, AFailedSetUpIsKeptAndLaunchesNothing) {
+  g.fail_alloc = true;
+  EXPECT_EQ(flush.prepare(api, 0), CUDA_ERROR_OUT_OF_MEMORY);
+  g.fail_alloc = false;
+  EXPECT_EQ(flush.prepare(api, 0), CUDA_ERROR_OUT_OF_MEMORY);  // not retried
+  EXPECT_NE(flush.enqueue(api, stream), CUDA_SUCCESS);
+  EXPECT_TRUE(g.launches.empty());
+}
+
+}  // namespace
