@@ -83,9 +83,6 @@ CUresult launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsi
   g.launches.push_back(l);
   return CUDA_SUCCESS;
 }
-CUresult ctx_sync() {
-  return CUDA_SUCCESS;
-}
 CUresult copy_to_device(CUdeviceptr, const void* src, size_t bytes) {
   const auto* p = static_cast<const unsigned char*>(src);
   g.copied.assign(p, p + bytes);
@@ -125,7 +122,6 @@ class KernelsL2Flush : public ::testing::Test {
     api.cuModuleLoadData = module_load;
     api.cuModuleGetFunction = get_function;
     api.cuLaunchKernel = launch;
-    api.cuCtxSynchronize = ctx_sync;
     api.cuMemcpyHtoD = copy_to_device;
     api.cuMemGetAddressRange = address_range;
     api.cuFuncGetParamInfo = function_param_info;

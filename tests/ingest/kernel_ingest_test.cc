@@ -4,15 +4,14 @@
 // latest (largest) count per name, and a damaged chunk is skipped and counted.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "../report/anchor_kernel.h"
+#include "../store/test_util.h"
 #include "format/spool_writer.h"
 #include "store/ingest/ingest.h"
 #include "store/kernel_metric_rows.h"
@@ -20,23 +19,7 @@
 
 namespace {
 
-namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "strata-kingest-XXXXXX").string();
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using strata::store::testing::TempDir;
 
 // A spool of two profiled launches (one failed, no metrics at all) and two
 // kernels-seen snapshots, the later one with more launches.

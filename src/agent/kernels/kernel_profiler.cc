@@ -223,12 +223,8 @@ void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_Callbac
 
 void KernelProfiler::replay_current(const DriverLaunch& launch) {
   current_.replay_pending = false;
-  CUdevice cu_device = 0;
-  if (driver_.cuDeviceGet != nullptr) {
-    driver_.cuDeviceGet(&cu_device, static_cast<int>(current_.header.device));
-  }
   current_.replay = replay_flushed(driver_, *current_.session, *current_.flush, current_.context,
-                                   cu_device, launch, current_.values);
+                                   current_.cu_device, launch, current_.values);
   if (!current_.replay.fall_back) {
     current_.replayed = true;
     if (debug()) {
@@ -300,6 +296,9 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   uint32_t device = 0;
   if (data->context != nullptr && cuptiGetDeviceId(data->context, &device) == CUPTI_SUCCESS) {
     current_.header.device = device;
+  }
+  if (driver_.cuDeviceGet != nullptr) {
+    driver_.cuDeviceGet(&current_.cu_device, static_cast<int>(device));
   }
   uint32_t stream_id = 0;
   if (data->context != nullptr &&
@@ -378,12 +377,10 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   }
   if (current_.header.status == 0) current_.header.status = static_cast<uint32_t>(status);
   const uint32_t device = current_.header.device;
-  CUdevice cu_device = 0;
-  if (driver_.cuDeviceGet != nullptr) driver_.cuDeviceGet(&cu_device, static_cast<int>(device));
   // Read even when the kernel record came, so that the debug line shows
   // whether the two sources agree (not yet seen on a GPU); once per
   // profiled launch, beside its replay passes.
-  current_.facts.function = function_attributes(driver_, current_.facts.params, cu_device);
+  current_.facts.function = function_attributes(driver_, current_.facts.params, current_.cu_device);
   if (debug()) {
     const LaunchParams& p = current_.facts.params;
     log_line(

@@ -81,6 +81,7 @@ class KernelProfiler {
     format::KernelMetricsHeader header;
     LaunchFacts facts;
     CUcontext context = nullptr;
+    CUdevice cu_device = 0;  // the driver's handle of header.device
     RangeSession* session = nullptr;
     L2Flush* flush = nullptr;     // the session's context's
     bool started = false;         // CUPTI's kernel replay: Stop at the exit callback

@@ -17,8 +17,7 @@ constexpr unsigned kSweepBlocksPerSm = 4;  // enough loads in flight to stream a
 CUresult L2Flush::set_up(const DriverApi& api, CUdevice device) {
   if (api.cuDeviceGetAttribute == nullptr || api.cuMemAlloc == nullptr ||
       api.cuMemsetD8 == nullptr || api.cuModuleLoadData == nullptr ||
-      api.cuModuleGetFunction == nullptr || api.cuLaunchKernel == nullptr ||
-      api.cuCtxSynchronize == nullptr) {
+      api.cuModuleGetFunction == nullptr || api.cuLaunchKernel == nullptr) {
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   int l2_bytes = 0, sms = 0;
