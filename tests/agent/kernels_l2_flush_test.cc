@@ -188,6 +188,40 @@ TEST_F(KernelsL2Flush, TouchesTheDistinctAllocationsBehindPointerArguments) {
   EXPECT_EQ(touch.stream, stream);
 }
 
+TEST_F(KernelsL2Flush, TouchesTheAllocationsBehindPointerMembersOfAStructArgument) {
+  g.memory = {{0x2000'0000, 1 << 20}, {0x3000'0000, 2 << 20}};
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  // As cuBLAS passes its matrices: one struct holding sizes and pointers.
+  struct GemmParams {
+    int m, n;
+    CUdeviceptr a;
+    double alpha;
+    CUdeviceptr b;
+    CUdeviceptr a_again;
+  } params{64, 64, 0x2000'0000 + 256, 1.0, 0x3000'0000 + 8, 0x2000'0000};
+  void* args[] = {&params};
+  g.param_sizes = {sizeof(params)};
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 2u);
+  uint64_t ranges[4];
+  ASSERT_EQ(g.copied.size(), sizeof(ranges));
+  std::memcpy(ranges, g.copied.data(), sizeof(ranges));
+  EXPECT_EQ(ranges[0], 0x2000'0000u);
+  EXPECT_EQ(ranges[2], 0x3000'0000u);
+}
+
+TEST_F(KernelsL2Flush, LooksUpAtMostFiveHundredTwelveArgumentWords) {
+  g.memory = {{0x2000'0000, 1 << 20}};
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  // 512 nonzero words that are no address, then a pointer: not looked up.
+  std::vector<uint64_t> big(513, 7);
+  big[512] = 0x2000'0000;
+  void* args[] = {big.data()};
+  g.param_sizes = {big.size() * sizeof(uint64_t)};
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 0u);
+  big[511] = 0x2000'0000;  // the 512th is
+  EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 1u);
+}
+
 TEST_F(KernelsL2Flush, AsksTheKernelHandleWhenTheFunctionDoesNotAnswer) {
   g.memory = {{0x2000'0000, 1 << 20}};
   g.function_info_fails = true;

@@ -71,21 +71,30 @@ size_t L2Flush::find_touch_ranges(const DriverApi& api, CUfunction function,
   };
   TouchRange ranges[kMaxTouchRanges];
   unsigned count = 0;
+  size_t words_asked = 0;
   for (size_t i = 0; i < kMaxParams && count < kMaxTouchRanges; ++i) {
     size_t offset = 0, size = 0;
     if (!param_info(i, &offset, &size)) break;
-    if (size != sizeof(CUdeviceptr) || kernel_params[i] == nullptr) continue;
-    CUdeviceptr candidate = 0;
-    std::memcpy(&candidate, kernel_params[i], sizeof(candidate));
-    CUdeviceptr base = 0;
-    size_t bytes = 0;
-    // Any 8-byte argument: only those inside a device allocation count.
-    if (candidate == 0 || api.cuMemGetAddressRange(&base, &bytes, candidate) != CUDA_SUCCESS) {
-      continue;
+    if (kernel_params[i] == nullptr) continue;
+    // A pointer argument is one 8-byte word; a struct argument (cuBLAS
+    // passes its matrices inside one) is read as its 8-byte-aligned words,
+    // where its pointer members are. Any word inside a device allocation
+    // counts: a number that happens to fall inside one only adds a touch.
+    const auto* bytes_of_param = static_cast<const unsigned char*>(kernel_params[i]);
+    for (size_t at = 0; at + sizeof(CUdeviceptr) <= size && count < kMaxTouchRanges &&
+                        words_asked < kMaxWordsAsked;
+         at += sizeof(CUdeviceptr)) {
+      CUdeviceptr candidate = 0;
+      std::memcpy(&candidate, bytes_of_param + at, sizeof(candidate));
+      if (candidate == 0) continue;
+      ++words_asked;
+      CUdeviceptr base = 0;
+      size_t bytes = 0;
+      if (api.cuMemGetAddressRange(&base, &bytes, candidate) != CUDA_SUCCESS) continue;
+      bool seen = false;
+      for (unsigned j = 0; j < count; ++j) seen = seen || ranges[j].base == base;
+      if (!seen) ranges[count++] = TouchRange{base, bytes};
     }
-    bool seen = false;
-    for (unsigned j = 0; j < count; ++j) seen = seen || ranges[j].base == base;
-    if (!seen) ranges[count++] = TouchRange{base, bytes};
   }
   if (count > 0 &&
       api.cuMemcpyHtoD(touch_ranges_, ranges, count * sizeof(TouchRange)) == CUDA_SUCCESS) {

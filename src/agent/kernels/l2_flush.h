@@ -32,8 +32,9 @@ class L2Flush {
   // Sets up the buffer and the kernel on `device` (the first call; later
   // ones return its status).
   CUresult prepare(const DriverApi& api, CUdevice device);
-  // The allocations the kernel's pointer arguments point into (found from
-  // its parameter list): after each sweep, one load per 64 KB of them
+  // The allocations the kernel's pointer arguments, and the pointer members
+  // of its struct arguments, point into (found from its parameter list):
+  // after each sweep, one load per 64 KB of them
   // refills the GPU's address translation caches, which the sweep most
   // likely empties and ncu's flush leaves alone (docs/PERFORMANCE.md, runs
   // C and D of "Cache control"). Called once per profiled launch, before
@@ -48,6 +49,9 @@ class L2Flush {
   static constexpr size_t kWordBytes = 16;  // the sweep reads uint4 words
   static constexpr size_t kMaxTouchRanges = 32;
   static constexpr size_t kMaxParams = 256;
+  // Nonzero argument words looked up per launch (4 KB of arguments): each
+  // is one cuMemGetAddressRange call, made once per profiled launch.
+  static constexpr size_t kMaxWordsAsked = 512;
   struct TouchRange {  // l2_sweep.cu's StrataTouchRange
     unsigned long long base;
     unsigned long long bytes;

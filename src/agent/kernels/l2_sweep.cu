@@ -23,7 +23,7 @@ extern "C" __global__ void strata_l2_sweep(const uint4* __restrict__ words, size
   if (folded == 0x9e3779b9u) *sink = folded;
 }
 
-// One address range the profiled kernel's pointer arguments point into.
+// One address range the profiled kernel's arguments point into.
 struct StrataTouchRange {
   unsigned long long base;
   unsigned long long bytes;
