@@ -34,11 +34,11 @@ class L2Flush {
   CUresult prepare(const DriverApi& api, CUdevice device);
   // The allocations the kernel's pointer arguments, and the pointer members
   // of its struct arguments, point into (found from its parameter list):
-  // after each sweep, one load per 64 KB of them
-  // refills the GPU's address translation caches, which the sweep most
-  // likely empties and ncu's flush leaves alone (docs/PERFORMANCE.md, runs
-  // C and D of "Cache control"). Called once per profiled launch, before
-  // the checkpoint is saved. Returns how many ranges were found.
+  // after each sweep, one load per 64 KB of them refills the GPU's address
+  // translation caches, which the sweep most likely empties and ncu's flush
+  // leaves alone (docs/PERFORMANCE.md, "Cache control": runs C and D, and
+  // run G for struct arguments). Called once per profiled launch, before the
+  // checkpoint is saved. Returns how many ranges were found.
   size_t find_touch_ranges(const DriverApi& api, CUfunction function, void* const* kernel_params);
   // Enqueues the sweep, then the touch of those ranges, on `stream`;
   // prepare() must have succeeded.
