@@ -378,8 +378,9 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
   if (current_.header.status == 0) current_.header.status = static_cast<uint32_t>(status);
   const uint32_t device = current_.header.device;
   // Read even when the kernel record came, so that the debug line shows
-  // whether the two sources agree (not yet seen on a GPU); once per
-  // profiled launch, beside its replay passes.
+  // both sources (on the H200 they differ as docs/kernels.md says: 8
+  // compiled registers against the record's 16); once per profiled launch,
+  // beside its replay passes.
   current_.facts.function = function_attributes(driver_, current_.facts.params, current_.cu_device);
   if (debug()) {
     const LaunchParams& p = current_.facts.params;
