@@ -47,6 +47,7 @@ bool DriverApi::load() {
   resolve(driver, "cuMemAlloc_v2", &cuMemAlloc);
   resolve(driver, "cuMemsetD8_v2", &cuMemsetD8);
   resolve(driver, "cuModuleLoadData", &cuModuleLoadData);
+  resolve(driver, "cuModuleLoadDataEx", &cuModuleLoadDataEx);
   resolve(driver, "cuModuleGetFunction", &cuModuleGetFunction);
   resolve(driver, "cuMemcpyHtoD_v2", &cuMemcpyHtoD);
   resolve(driver, "cuMemGetAddressRange_v2", &cuMemGetAddressRange);

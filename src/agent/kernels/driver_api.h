@@ -7,7 +7,7 @@
 // Most are getters (attributes, names, the current context's device) made
 // from inside launch callbacks; the kernel profiler enables no callback for
 // them, so they do not re-enter it. The launch and memory calls at the end
-// serve strata's own replay (flushed_replay.h, l2_flush.h): its launches do
+// serve strata's own replay (flushed_replay.h, cache_flush.h): its launches do
 // re-enter the profiler's launch callbacks, which take them for nested
 // launches and neither count nor profile them.
 //
@@ -35,13 +35,14 @@ struct DriverApi {
   // static runtime.
   int (*cudaGetFuncBySymbol)(CUfunction*, const void*) = nullptr;
 
-  // Replay and L2 flush. Each launch entry point under its own name (the
+  // Replay and cache flush. Each launch entry point under its own name (the
   // _ptsz ones take a null stream as the calling thread's stream), so that a
   // relaunch means what the program's launch meant.
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;                // cuMemAlloc_v2
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;  // cuMemsetD8_v2
   CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, CUjit_option*, void**) = nullptr;
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t) = nullptr;  // cuMemcpyHtoD_v2
   CUresult (*cuMemGetAddressRange)(CUdeviceptr*, size_t*, CUdeviceptr) = nullptr;  // _v2

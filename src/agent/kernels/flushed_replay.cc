@@ -105,7 +105,7 @@ bool can_relaunch(CUpti_CallbackId cbid) {
   }
 }
 
-ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush& flush,
+ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
                             double* values) {
   ReplayResult result;
@@ -166,8 +166,8 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush
       break;
     }
     ++result.passes;
-    // The sweep (and page touch), then the kernel, back to back on one
-    // stream, each its own range; evaluate() reads the last, the kernel's.
+    // The flush kernels, then the kernel, back to back on one stream, each
+    // its own range; evaluate() reads the last, the kernel's.
     // After the restore: its writes are what must not be left in L2.
     CUresult launched = flush.enqueue(api, stream);
     if (launched == CUDA_SUCCESS) launched = relaunch(api, launch);

@@ -10,22 +10,27 @@
 // callback, through CUPTI's user replay:
 //
 //   cuCtxSynchronize                the program's earlier work is done
-//   L2Flush::prepare, find_touch_ranges (the kernel's pointer arguments)
+//   CacheFlush::prepare, find_touch_ranges (the kernel's pointer arguments)
 //   cuptiCheckpointSave             the context's device memory
 //   for each pass: cuptiCheckpointRestore (after the first), RangeSession
-//     begin / start_pass, then on the launch's stream, back to back: the L2
-//     sweep, the page touch, the relaunch (the same driver entry point with
-//     the program's own arguments); cuCtxSynchronize, stop_pass
+//     begin / start_pass, then on the launch's stream, back to back: the
+//     instruction sweep, the L2 sweep and discard, the page touch
+//     (cache_flush.h), the
+//     relaunch (the same driver entry point with the program's own
+//     arguments); cuCtxSynchronize, stop_pass
 //   until CUPTI says every pass was submitted; then
 //   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate
-//   (the pass's last range: the kernel's; the sweep and touch have their own).
+//   (the pass's last range: the kernel's; each flush kernel has its own).
 //
 // Why each piece (measured on the H200, docs/PERFORMANCE.md "Kernel layer"):
 // the sweep inside the pass, with no host gap before the kernel, made a
 // reduction and a cooperative kernel agree with ncu; the page touch after it
 // brought kernels of 3 to 6 us from 17-29% longer than ncu to within about
 // 6%: most likely the sweep evicts the GPU's address translations of the
-// kernel's memory, which ncu's own flush keeps and the touch restores.
+// kernel's memory, which ncu's own flush keeps and the touch restores; the
+// instruction sweep before them gave a 4-block cuBLAS gemm ncu's SM and L2
+// active cycles (ncu's flush empties the instruction caches, an L2 sweep
+// does not).
 //
 // The program's own launch then runs unprofiled on the restored memory, so
 // what it computes is what one launch computes.
@@ -46,14 +51,15 @@
 #include <cstddef>
 
 #include "agent/kernels/driver_api.h"
-#include "agent/kernels/l2_flush.h"
+#include "agent/kernels/cache_flush.h"
 #include "agent/kernels/range_session.h"
 
 namespace strata::agent::kernels {
 
-// Kernels in each pass of strata's replay, each its own range: the L2
-// sweep, the page touch, the profiled kernel (the last).
-inline constexpr size_t kReplayRangesPerPass = 3;
+// Kernels in each pass of strata's replay, each its own range: the
+// instruction sweep, the L2 sweep, the discard, the page touch, the profiled
+// kernel (the last).
+inline constexpr size_t kReplayRangesPerPass = 5;
 
 // A driver launch callback's entry point and parameter struct.
 struct DriverLaunch {
@@ -73,7 +79,7 @@ struct ReplayResult {
 // True when `cbid` is a driver launch the replay can relaunch.
 bool can_relaunch(CUpti_CallbackId cbid);
 
-ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, L2Flush& flush,
+ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
                             double* values);
 

@@ -229,10 +229,13 @@ void KernelProfiler::replay_current(const DriverLaunch& launch) {
     current_.replayed = true;
     if (debug()) {
       log_line(
-          "kernels: strata's replay: %d passes, L2 flushed before each (%zu MB sweep, pages of %zu "
-          "allocations touched): %s",
-          current_.replay.passes, current_.flush->buffer_bytes() >> 20,
-          current_.replay.touched_ranges, cupti_result_name(current_.replay.status));
+          "kernels: strata's replay: %d passes, caches flushed before each (instruction sweep: "
+          "%s; %zu MB L2 sweep; discard: %s; pages of %zu allocations touched; set up in %.0f "
+          "ms): %s",
+          current_.replay.passes, current_.flush->sweeps_instructions() ? "yes" : "no",
+          current_.flush->buffer_bytes() >> 20, current_.flush->discards() ? "yes" : "no",
+          current_.replay.touched_ranges,
+          current_.flush->set_up_ms(), cupti_result_name(current_.replay.status));
     }
     return;
   }

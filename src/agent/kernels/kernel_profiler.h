@@ -44,7 +44,7 @@
 #include "agent/kernels/executed_config.h"
 #include "agent/kernels/flushed_replay.h"
 #include "agent/kernels/kernel_table.h"
-#include "agent/kernels/l2_flush.h"
+#include "agent/kernels/cache_flush.h"
 #include "agent/kernels/launch_metrics.h"
 #include "agent/kernels/launch_window.h"
 #include "agent/kernels/metric_list.h"
@@ -83,7 +83,7 @@ class KernelProfiler {
     CUcontext context = nullptr;
     CUdevice cu_device = 0;  // the driver's handle of header.device
     RangeSession* session = nullptr;
-    L2Flush* flush = nullptr;     // the session's context's
+    CacheFlush* flush = nullptr;     // the session's context's
     bool started = false;         // CUPTI's kernel replay: Stop at the exit callback
     bool replay_pending = false;  // strata's replay: at the driver launch still to come
     bool replayed = false;        // strata's replay ran (replay says how it went)
@@ -132,7 +132,7 @@ class KernelProfiler {
 
   ExecutedConfigProbe executed_;  // kernel records: carveout, registers
   RangeSession sessions_[kMaxContexts];
-  L2Flush flushes_[kMaxContexts];  // flushes_[i] serves sessions_[i]'s context
+  CacheFlush flushes_[kMaxContexts];  // flushes_[i] serves sessions_[i]'s context
   size_t session_count_ = 0;
   bool fell_back_ = false;  // said once that strata's replay could not run
   DeviceAttributes device_cache_[kMaxDevices];

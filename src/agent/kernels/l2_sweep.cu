@@ -1,4 +1,4 @@
-// The kernel L2Flush launches before every replay pass (l2_flush.h): it
+// The kernel CacheFlush launches before every replay pass (cache_flush.h): it
 // reads a buffer twice the size of the L2 cache, so that every line the
 // profiled kernel or the memory restore left in L2 is evicted (dirty lines
 // are written back now, not during the pass) and the pass starts with the
@@ -18,8 +18,9 @@ extern "C" __global__ void strata_l2_sweep(const uint4* __restrict__ words, size
     uint4 w = __ldcg(words + i);
     folded ^= w.x ^ w.y ^ w.z ^ w.w;
   }
-  // The buffer holds zeros, so this store never happens; it keeps the
-  // compiler from dropping the loads.
+  // The buffer holds zeros (the discard after the sweep drops only L2's
+  // copies of them), so this store never happens; it keeps the compiler
+  // from dropping the loads, and would land in the buffer itself.
   if (folded == 0x9e3779b9u) *sink = folded;
 }
 

@@ -49,7 +49,7 @@ class RangeSession {
   RangeSession& operator=(const RangeSession&) = delete;
 
   // `metrics` must outlive the session. `ranges`: kernels per pass, each its
-  // own range (strata's replay: the L2 sweep and the kernel, 2; else 1); the
+  // own range (strata's replay: kReplayRangesPerPass; else 1); the
   // last range of a pass is the profiled kernel's. `debug`: one stderr line
   // per CUPTI call.
   CUptiResult set_up(CUcontext context, uint32_t device, const MetricList* metrics, size_t ranges,

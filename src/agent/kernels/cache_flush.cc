@@ -1,7 +1,12 @@
-#include "agent/kernels/l2_flush.h"
+#include "agent/kernels/cache_flush.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstring>
+#include <string>
 
+#include "agent/kernels/instruction_sweep_ptx.h"
+#include "agent/kernels/l2_discard_ptx.h"
 #include "agent/kernels/l2_sweep_ptx.h"
 
 namespace strata::agent::kernels {
@@ -11,10 +16,32 @@ namespace {
 constexpr unsigned kSweepBlock = 512;
 constexpr unsigned kTouchBlock = 256;
 constexpr unsigned kSweepBlocksPerSm = 4;  // enough loads in flight to stream at DRAM speed
+// One warp per SM sub-partition (each has its own first-level instruction
+// cache), twice over so that every SM gets a block whatever the scheduler's
+// placement.
+constexpr unsigned kInstructionSweepBlock = 128;
+constexpr unsigned kInstructionSweepBlocksPerSm = 2;
+
+// The instruction sweep's module, compiled at the JIT's lowest optimization
+// level: the code is straight-line arithmetic that no level shortens, and
+// level 0 compiles its 16K instructions in half the time of the default.
+CUfunction load_instruction_sweep(const DriverApi& api) {
+  if (api.cuModuleLoadDataEx == nullptr) return nullptr;
+  const std::string ptx = instruction_sweep_ptx();
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void* values[] = {reinterpret_cast<void*>(static_cast<uintptr_t>(0))};
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  if (api.cuModuleLoadDataEx(&module, ptx.c_str(), 1, options, values) != CUDA_SUCCESS ||
+      api.cuModuleGetFunction(&function, module, kInstructionSweepEntry) != CUDA_SUCCESS) {
+    return nullptr;
+  }
+  return function;
+}
 
 }  // namespace
 
-CUresult L2Flush::set_up(const DriverApi& api, CUdevice device) {
+CUresult CacheFlush::set_up(const DriverApi& api, CUdevice device) {
   if (api.cuDeviceGetAttribute == nullptr || api.cuMemAlloc == nullptr ||
       api.cuMemsetD8 == nullptr || api.cuModuleLoadData == nullptr ||
       api.cuModuleGetFunction == nullptr || api.cuLaunchKernel == nullptr) {
@@ -34,7 +61,8 @@ CUresult L2Flush::set_up(const DriverApi& api, CUdevice device) {
   // exactly its size leaves some old lines in place.
   const size_t bytes = 2 * static_cast<size_t>(l2_bytes > 0 ? l2_bytes : 1 << 20);
   words_ = bytes / kWordBytes;
-  grid_ = static_cast<unsigned>(sms > 0 ? sms : 1) * kSweepBlocksPerSm;
+  sms_ = static_cast<unsigned>(sms > 0 ? sms : 1);
+  grid_ = sms_ * kSweepBlocksPerSm;
   if (CUresult rc = api.cuMemAlloc(&buffer_, bytes); rc != CUDA_SUCCESS) return rc;
   if (CUresult rc = api.cuMemsetD8(buffer_, 0, bytes); rc != CUDA_SUCCESS) return rc;
   CUmodule module = nullptr;
@@ -48,10 +76,17 @@ CUresult L2Flush::set_up(const DriverApi& api, CUdevice device) {
       api.cuMemAlloc(&touch_ranges_, kMaxTouchRanges * sizeof(TouchRange)) != CUDA_SUCCESS) {
     touch_ = nullptr;
   }
+  // The discard needs sm_80 (l2_discard.cu); an older GPU's JIT refuses it.
+  CUmodule discard_module = nullptr;
+  if (api.cuModuleLoadData(&discard_module, kL2DiscardPtx) != CUDA_SUCCESS ||
+      api.cuModuleGetFunction(&discard_, discard_module, "strata_l2_discard") != CUDA_SUCCESS) {
+    discard_ = nullptr;
+  }
+  instruction_sweep_ = load_instruction_sweep(api);
   return CUDA_SUCCESS;
 }
 
-size_t L2Flush::find_touch_ranges(const DriverApi& api, CUfunction function,
+size_t CacheFlush::find_touch_ranges(const DriverApi& api, CUfunction function,
                                   void* const* kernel_params) {
   touch_count_ = 0;
   if (touch_ == nullptr || function == nullptr || kernel_params == nullptr ||
@@ -103,22 +138,40 @@ size_t L2Flush::find_touch_ranges(const DriverApi& api, CUfunction function,
   return touch_count_;
 }
 
-CUresult L2Flush::prepare(const DriverApi& api, CUdevice device) {
+CUresult CacheFlush::prepare(const DriverApi& api, CUdevice device) {
   if (!set_up_done_) {
     set_up_done_ = true;
+    const auto start = std::chrono::steady_clock::now();
     set_up_status_ = set_up(api, device);
+    set_up_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count();
   }
   return set_up_status_;
 }
 
-CUresult L2Flush::enqueue(const DriverApi& api, CUstream stream) {
+CUresult CacheFlush::enqueue(const DriverApi& api, CUstream stream) {
   if (sweep_ == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+  CUdeviceptr sink = buffer_;  // never written (the kernels' comments say why)
+  if (instruction_sweep_ != nullptr) {
+    void* sweep_args[] = {&sink};
+    if (CUresult rc = api.cuLaunchKernel(instruction_sweep_, sms_ * kInstructionSweepBlocksPerSm,
+                                         1, 1, kInstructionSweepBlock, 1, 1, 0, stream, sweep_args,
+                                         nullptr);
+        rc != CUDA_SUCCESS) {
+      return rc;
+    }
+  }
   CUdeviceptr words = buffer_;
   size_t count = words_;
-  CUdeviceptr sink = buffer_;  // never written: the buffer is zeros (l2_sweep.cu)
   void* args[] = {&words, &count, &sink};
   CUresult rc =
       api.cuLaunchKernel(sweep_, grid_, 1, 1, kSweepBlock, 1, 1, 0, stream, args, nullptr);
+  if (rc == CUDA_SUCCESS && discard_ != nullptr) {
+    size_t bytes = buffer_bytes();
+    void* discard_args[] = {&words, &bytes};
+    rc = api.cuLaunchKernel(discard_, grid_, 1, 1, kSweepBlock, 1, 1, 0, stream, discard_args,
+                            nullptr);
+  }
   if (rc != CUDA_SUCCESS || touch_count_ == 0) return rc;
   CUdeviceptr ranges = touch_ranges_;
   void* touch_args[] = {&ranges, &sink};

@@ -1,6 +1,7 @@
-// L2Flush (src/agent/kernels/l2_flush.h) against a fake driver: what it
-// allocates, which kernels it loads from the embedded PTX, what it launches
-// where, and which allocations it finds behind a kernel's arguments. The
+// CacheFlush (src/agent/kernels/cache_flush.h) against a fake driver: what it
+// allocates, which kernels it loads from which PTX, what it launches where
+// and in which order, and which allocations it finds behind a kernel's
+// arguments. The
 // flush's effect on a GPU is measured by bench/kernels_vs_ncu.py
 // (docs/PERFORMANCE.md, "Cache control").
 #include <gtest/gtest.h>
@@ -10,15 +11,20 @@
 #include <string>
 #include <vector>
 
-#include "agent/kernels/l2_flush.h"
+#include "agent/kernels/cache_flush.h"
 
 namespace {
 
 using strata::agent::kernels::DriverApi;
-using strata::agent::kernels::L2Flush;
+using strata::agent::kernels::CacheFlush;
 
 constexpr int kL2Bytes = 50 << 20;
 constexpr int kSms = 132;
+// The fake's handle of each function set_up asks for.
+const CUfunction kL2Sweep = reinterpret_cast<CUfunction>(0x101);
+const CUfunction kTouch = reinterpret_cast<CUfunction>(0x102);
+const CUfunction kDiscard = reinterpret_cast<CUfunction>(0x103);
+const CUfunction kInstructionSweep = reinterpret_cast<CUfunction>(0x104);
 
 struct FakeLaunch {
   CUfunction function;
@@ -36,7 +42,10 @@ struct FakeDriver {
   std::vector<size_t> allocations;
   CUdeviceptr next_address = 0x7000'0000;
   bool fail_alloc = false;
-  std::string image;
+  std::vector<std::string> images;  // in load order
+  std::vector<unsigned> jit_levels;  // CU_JIT_OPTIMIZATION_LEVEL of each cuModuleLoadDataEx
+  bool fail_load_ex = false;
+  bool no_discard = false;  // as a GPU older than sm_80
   std::vector<std::string> functions;
   std::vector<FakeLaunch> launches;
   std::vector<unsigned char> copied;
@@ -61,20 +70,38 @@ CUresult mem_set(CUdeviceptr, unsigned char, size_t) {
   return CUDA_SUCCESS;
 }
 CUresult module_load(CUmodule* module, const void* image) {
-  g.image = static_cast<const char*>(image);
+  const char* text = static_cast<const char*>(image);
+  if (g.no_discard && std::strstr(text, ".target sm_80") != nullptr) return CUDA_ERROR_INVALID_PTX;
+  g.images.push_back(text);
   *module = reinterpret_cast<CUmodule>(0x10);
   return CUDA_SUCCESS;
 }
+CUresult module_load_ex(CUmodule* module, const void* image, unsigned count, CUjit_option* options,
+                        void** values) {
+  if (g.fail_load_ex) return CUDA_ERROR_INVALID_PTX;
+  for (unsigned i = 0; i < count; ++i) {
+    if (options[i] == CU_JIT_OPTIMIZATION_LEVEL) {
+      g.jit_levels.push_back(static_cast<unsigned>(reinterpret_cast<uintptr_t>(values[i])));
+    }
+  }
+  return module_load(module, image);
+}
 CUresult get_function(CUfunction* function, CUmodule, const char* name) {
   g.functions.push_back(name);
-  *function = reinterpret_cast<CUfunction>(0x100 + g.functions.size());
+  const std::string n = name;
+  *function = n == "strata_l2_sweep"            ? kL2Sweep
+              : n == "strata_touch_pages"       ? kTouch
+              : n == "strata_l2_discard"        ? kDiscard
+              : n == "strata_instruction_sweep" ? kInstructionSweep
+                                                : reinterpret_cast<CUfunction>(0x1ff);
   return CUDA_SUCCESS;
 }
 CUresult launch(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx, unsigned, unsigned,
                 unsigned, CUstream stream, void** args, void**) {
   FakeLaunch l{f, gx, bx, stream, {}};
-  // The sweep takes 3 arguments, the touch 2; each is 8 bytes.
-  const size_t count = g.functions.size() >= 1 && f == reinterpret_cast<CUfunction>(0x101) ? 3 : 2;
+  // The L2 sweep takes 3 arguments, the touch and the discard 2, the
+  // instruction sweep 1; each is 8 bytes.
+  const size_t count = f == kL2Sweep ? 3 : f == kInstructionSweep ? 1 : 2;
   for (size_t i = 0; i < count; ++i) {
     uint64_t value = 0;
     std::memcpy(&value, args[i], sizeof(value));
@@ -112,7 +139,7 @@ CUresult kernel_param_info(CUkernel, size_t index, size_t* offset, size_t* size)
   return param_info_of(index, offset, size);
 }
 
-class KernelsL2Flush : public ::testing::Test {
+class KernelsCacheFlush : public ::testing::Test {
  protected:
   void SetUp() override {
     g = FakeDriver{};
@@ -120,6 +147,7 @@ class KernelsL2Flush : public ::testing::Test {
     api.cuMemAlloc = mem_alloc;
     api.cuMemsetD8 = mem_set;
     api.cuModuleLoadData = module_load;
+    api.cuModuleLoadDataEx = module_load_ex;
     api.cuModuleGetFunction = get_function;
     api.cuLaunchKernel = launch;
     api.cuMemcpyHtoD = copy_to_device;
@@ -128,39 +156,72 @@ class KernelsL2Flush : public ::testing::Test {
     api.cuKernelGetParamInfo = kernel_param_info;
   }
   DriverApi api;
-  L2Flush flush;
+  CacheFlush flush;
   const CUstream stream = reinterpret_cast<CUstream>(0x5000);
   const CUfunction kernel = reinterpret_cast<CUfunction>(0x9000);
 };
 
-TEST_F(KernelsL2Flush, PreparesTwiceTheL2AndBothKernelsOfTheEmbeddedPtx) {
+TEST_F(KernelsCacheFlush, PreparesTwiceTheL2AndTheThreeKernels) {
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   ASSERT_GE(g.allocations.size(), 1u);
   EXPECT_EQ(g.allocations[0], 2u * kL2Bytes);
   EXPECT_EQ(flush.buffer_bytes(), 2u * kL2Bytes);
-  EXPECT_NE(g.image.find(".entry strata_l2_sweep("), std::string::npos);
-  EXPECT_NE(g.image.find(".entry strata_touch_pages("), std::string::npos);
-  EXPECT_EQ(g.functions, (std::vector<std::string>{"strata_l2_sweep", "strata_touch_pages"}));
+  ASSERT_EQ(g.images.size(), 3u);
+  EXPECT_NE(g.images[0].find(".entry strata_l2_sweep("), std::string::npos);
+  EXPECT_NE(g.images[0].find(".entry strata_touch_pages("), std::string::npos);
+  EXPECT_NE(g.images[0].find(".target sm_75"), std::string::npos);
+  // The discard: its own module, for sm_80 where discard.global.L2 begins.
+  EXPECT_NE(g.images[1].find(".entry strata_l2_discard("), std::string::npos);
+  EXPECT_NE(g.images[1].find(".target sm_80"), std::string::npos);
+  EXPECT_NE(g.images[1].find("discard.global.L2"), std::string::npos);
+  EXPECT_TRUE(flush.discards());
+  // The instruction sweep: its own module, compiled at the JIT's level 0.
+  EXPECT_NE(g.images[2].find(".entry strata_instruction_sweep("), std::string::npos);
+  EXPECT_EQ(g.jit_levels, (std::vector<unsigned>{0}));
+  EXPECT_TRUE(flush.sweeps_instructions());
+  EXPECT_EQ(g.functions, (std::vector<std::string>{"strata_l2_sweep", "strata_touch_pages",
+                                                   "strata_l2_discard",
+                                                   "strata_instruction_sweep"}));
   // Set up once per context.
   const size_t allocations = g.allocations.size();
   EXPECT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   EXPECT_EQ(g.allocations.size(), allocations);
 }
 
-TEST_F(KernelsL2Flush, SweepReadsTheWholeBufferOnTheLaunchStream) {
+TEST_F(KernelsCacheFlush, SweepsInstructionsThenTheWholeBufferOnTheLaunchStream) {
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   EXPECT_EQ(flush.find_touch_ranges(api, kernel, nullptr), 0u);  // no argument array
   ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
-  ASSERT_EQ(g.launches.size(), 1u);  // no touch without ranges
-  const FakeLaunch& sweep = g.launches[0];
-  EXPECT_EQ(sweep.function, reinterpret_cast<CUfunction>(0x101));
+  ASSERT_EQ(g.launches.size(), 3u);  // no touch without ranges
+  const FakeLaunch& instructions = g.launches[0];
+  EXPECT_EQ(instructions.function, kInstructionSweep);
+  EXPECT_EQ(instructions.stream, stream);
+  EXPECT_EQ(instructions.grid, 2u * kSms);  // every SM, whatever the placement
+  EXPECT_EQ(instructions.block, 128u);      // a warp per SM sub-partition
+  const FakeLaunch& sweep = g.launches[1];
+  EXPECT_EQ(sweep.function, kL2Sweep);
   EXPECT_EQ(sweep.stream, stream);
   EXPECT_EQ(sweep.grid, 4u * kSms);
   EXPECT_EQ(sweep.block, 512u);
   EXPECT_EQ(sweep.args[1], 2u * kL2Bytes / 16);  // 16-byte words
+  const FakeLaunch& discard = g.launches[2];
+  EXPECT_EQ(discard.function, kDiscard);
+  EXPECT_EQ(discard.stream, stream);
+  EXPECT_EQ(discard.args[0], sweep.args[0]);  // the sweep's buffer, all of it
+  EXPECT_EQ(discard.args[1], 2u * kL2Bytes);
 }
 
-TEST_F(KernelsL2Flush, TouchesTheDistinctAllocationsBehindPointerArguments) {
+TEST_F(KernelsCacheFlush, AGpuWithoutDiscardIsStillSwept) {
+  g.no_discard = true;
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  EXPECT_FALSE(flush.discards());
+  ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
+  ASSERT_EQ(g.launches.size(), 2u);
+  EXPECT_EQ(g.launches[0].function, kInstructionSweep);
+  EXPECT_EQ(g.launches[1].function, kL2Sweep);
+}
+
+TEST_F(KernelsCacheFlush, TouchesTheDistinctAllocationsBehindPointerArguments) {
   g.memory = {{0x2000'0000, 64 << 20}, {0x3000'0000, 4 << 20}};
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   // (int, float*, double, float*, float* into the first again, size_t
@@ -181,14 +242,14 @@ TEST_F(KernelsL2Flush, TouchesTheDistinctAllocationsBehindPointerArguments) {
   EXPECT_EQ(ranges[3], uint64_t{4} << 20);
 
   ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
-  ASSERT_EQ(g.launches.size(), 2u);
-  const FakeLaunch& touch = g.launches[1];
-  EXPECT_EQ(touch.function, reinterpret_cast<CUfunction>(0x102));
+  ASSERT_EQ(g.launches.size(), 4u);
+  const FakeLaunch& touch = g.launches[3];  // last, after the sweeps and the discard
+  EXPECT_EQ(touch.function, kTouch);
   EXPECT_EQ(touch.grid, 2u);  // one block per range
   EXPECT_EQ(touch.stream, stream);
 }
 
-TEST_F(KernelsL2Flush, TouchesTheAllocationsBehindPointerMembersOfAStructArgument) {
+TEST_F(KernelsCacheFlush, TouchesTheAllocationsBehindPointerMembersOfAStructArgument) {
   g.memory = {{0x2000'0000, 1 << 20}, {0x3000'0000, 2 << 20}};
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   // As cuBLAS passes its matrices: one struct holding sizes and pointers.
@@ -209,7 +270,7 @@ TEST_F(KernelsL2Flush, TouchesTheAllocationsBehindPointerMembersOfAStructArgumen
   EXPECT_EQ(ranges[2], 0x3000'0000u);
 }
 
-TEST_F(KernelsL2Flush, LooksUpAtMostFiveHundredTwelveArgumentWords) {
+TEST_F(KernelsCacheFlush, LooksUpAtMostFiveHundredTwelveArgumentWords) {
   g.memory = {{0x2000'0000, 1 << 20}};
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
   // 512 nonzero words that are no address, then a pointer: not looked up.
@@ -222,7 +283,7 @@ TEST_F(KernelsL2Flush, LooksUpAtMostFiveHundredTwelveArgumentWords) {
   EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 1u);
 }
 
-TEST_F(KernelsL2Flush, AsksTheKernelHandleWhenTheFunctionDoesNotAnswer) {
+TEST_F(KernelsCacheFlush, AsksTheKernelHandleWhenTheFunctionDoesNotAnswer) {
   g.memory = {{0x2000'0000, 1 << 20}};
   g.function_info_fails = true;
   ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
@@ -234,7 +295,7 @@ TEST_F(KernelsL2Flush, AsksTheKernelHandleWhenTheFunctionDoesNotAnswer) {
   EXPECT_EQ(flush.find_touch_ranges(api, kernel, args), 0u);
 }
 
-TEST_F(KernelsL2Flush, KeepsAtMostThirtyTwoRanges) {
+TEST_F(KernelsCacheFlush, KeepsAtMostThirtyTwoRanges) {
   std::vector<CUdeviceptr> pointers;
   for (int i = 0; i < 40; ++i) {
     CUdeviceptr base = 0x1'0000'0000ull + uint64_t(i) * (1 << 20);
@@ -249,7 +310,17 @@ TEST_F(KernelsL2Flush, KeepsAtMostThirtyTwoRanges) {
   EXPECT_EQ(g.copied.size(), 32u * 16);
 }
 
-TEST_F(KernelsL2Flush, AFailedSetUpIsKeptAndLaunchesNothing) {
+TEST_F(KernelsCacheFlush, WithoutTheInstructionSweepTheL2SweepStillRuns) {
+  g.fail_load_ex = true;  // as a driver whose JIT refuses the module
+  ASSERT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);
+  EXPECT_FALSE(flush.sweeps_instructions());
+  ASSERT_EQ(flush.enqueue(api, stream), CUDA_SUCCESS);
+  ASSERT_EQ(g.launches.size(), 2u);
+  EXPECT_EQ(g.launches[0].function, kL2Sweep);
+  EXPECT_EQ(g.launches[1].function, kDiscard);
+}
+
+TEST_F(KernelsCacheFlush, AFailedSetUpIsKeptAndLaunchesNothing) {
   g.fail_alloc = true;
   EXPECT_EQ(flush.prepare(api, 0), CUDA_ERROR_OUT_OF_MEMORY);
   g.fail_alloc = false;
