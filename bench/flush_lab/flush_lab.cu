@@ -38,13 +38,13 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(call)                                                               \
-  do {                                                                            \
-    cudaError_t err_ = (call);                                                    \
-    if (err_ != cudaSuccess) {                                                    \
-      std::printf("flush_lab: %s: %s\n", #call, cudaGetErrorString(err_));        \
-      std::exit(1);                                                               \
-    }                                                                             \
+#define CHECK(call)                                                        \
+  do {                                                                     \
+    cudaError_t err_ = (call);                                             \
+    if (err_ != cudaSuccess) {                                             \
+      std::printf("flush_lab: %s: %s\n", #call, cudaGetErrorString(err_)); \
+      std::exit(1);                                                        \
+    }                                                                      \
   } while (0)
 
 // ---------------------------------------------------------------- the cases' kernels

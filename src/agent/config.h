@@ -21,7 +21,7 @@
 //   STRATA_KERNEL_COUNT        matching launches to profile after them (default: all)
 //   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
 //   STRATA_KERNEL_CACHE_CONTROL  all (default): strata replays the kernel itself and
-//                              flushes the L2 cache before every pass, as ncu's
+//                              flushes the caches before every pass, as ncu's
 //                              --cache-control all; none: CUPTI's kernel replay, caches
 //                              as the replay leaves them (kernels/flushed_replay.h)
 //   STRATA_AGENT_KERNELS_FAIL  tests only: "privileges" simulates

@@ -205,9 +205,9 @@ VerbRunner add_kernels(CLI::App& app) {
   sub->add_option("--format", opt->format, "Report format: table, csv or json")
       ->capture_default_str();
   sub->add_option("--cache-control", opt->cache_control,
-                  "all: flush the L2 cache before every replay pass (strata's own replay, as "
-                  "ncu --cache-control all); none: CUPTI's kernel replay, caches left as it leaves "
-                  "them")
+                  "all: flush the instruction and L2 caches before every replay pass (strata's own "
+                  "replay, as ncu --cache-control all); none: CUPTI's kernel replay, caches left "
+                  "as it leaves them")
       ->capture_default_str();
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-kernelsN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");

@@ -15,8 +15,8 @@
 
 namespace {
 
-using strata::agent::kernels::DriverApi;
 using strata::agent::kernels::CacheFlush;
+using strata::agent::kernels::DriverApi;
 
 constexpr int kL2Bytes = 50 << 20;
 constexpr int kSms = 132;
@@ -42,7 +42,7 @@ struct FakeDriver {
   std::vector<size_t> allocations;
   CUdeviceptr next_address = 0x7000'0000;
   bool fail_alloc = false;
-  std::vector<std::string> images;  // in load order
+  std::vector<std::string> images;   // in load order
   std::vector<unsigned> jit_levels;  // CU_JIT_OPTIMIZATION_LEVEL of each cuModuleLoadDataEx
   bool fail_load_ex = false;
   bool no_discard = false;  // as a GPU older than sm_80
@@ -179,9 +179,9 @@ TEST_F(KernelsCacheFlush, PreparesTwiceTheL2AndTheThreeKernels) {
   EXPECT_NE(g.images[2].find(".entry strata_instruction_sweep("), std::string::npos);
   EXPECT_EQ(g.jit_levels, (std::vector<unsigned>{0}));
   EXPECT_TRUE(flush.sweeps_instructions());
-  EXPECT_EQ(g.functions, (std::vector<std::string>{"strata_l2_sweep", "strata_touch_pages",
-                                                   "strata_l2_discard",
-                                                   "strata_instruction_sweep"}));
+  EXPECT_EQ(g.functions,
+            (std::vector<std::string>{"strata_l2_sweep", "strata_touch_pages", "strata_l2_discard",
+                                      "strata_instruction_sweep"}));
   // Set up once per context.
   const size_t allocations = g.allocations.size();
   EXPECT_EQ(flush.prepare(api, 0), CUDA_SUCCESS);

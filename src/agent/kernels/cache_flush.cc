@@ -24,7 +24,8 @@ constexpr unsigned kInstructionSweepBlocksPerSm = 2;
 
 // The instruction sweep's module, compiled at the JIT's lowest optimization
 // level: the code is straight-line arithmetic that no level shortens, and
-// level 0 compiles its 16K instructions in half the time of the default.
+// level 0 compiles its 16K instructions in half the time of the default
+// (ptxas on the dev machine: 0.4 against 0.9 s).
 CUfunction load_instruction_sweep(const DriverApi& api) {
   if (api.cuModuleLoadDataEx == nullptr) return nullptr;
   const std::string ptx = instruction_sweep_ptx();
@@ -87,7 +88,7 @@ CUresult CacheFlush::set_up(const DriverApi& api, CUdevice device) {
 }
 
 size_t CacheFlush::find_touch_ranges(const DriverApi& api, CUfunction function,
-                                  void* const* kernel_params) {
+                                     void* const* kernel_params) {
   touch_count_ = 0;
   if (touch_ == nullptr || function == nullptr || kernel_params == nullptr ||
       api.cuFuncGetParamInfo == nullptr || api.cuMemGetAddressRange == nullptr ||
@@ -143,8 +144,8 @@ CUresult CacheFlush::prepare(const DriverApi& api, CUdevice device) {
     set_up_done_ = true;
     const auto start = std::chrono::steady_clock::now();
     set_up_status_ = set_up(api, device);
-    set_up_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                     .count();
+    set_up_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   return set_up_status_;
 }
@@ -154,9 +155,9 @@ CUresult CacheFlush::enqueue(const DriverApi& api, CUstream stream) {
   CUdeviceptr sink = buffer_;  // never written (the kernels' comments say why)
   if (instruction_sweep_ != nullptr) {
     void* sweep_args[] = {&sink};
-    if (CUresult rc = api.cuLaunchKernel(instruction_sweep_, sms_ * kInstructionSweepBlocksPerSm,
-                                         1, 1, kInstructionSweepBlock, 1, 1, 0, stream, sweep_args,
-                                         nullptr);
+    if (CUresult rc =
+            api.cuLaunchKernel(instruction_sweep_, sms_ * kInstructionSweepBlocksPerSm, 1, 1,
+                               kInstructionSweepBlock, 1, 1, 0, stream, sweep_args, nullptr);
         rc != CUDA_SUCCESS) {
       return rc;
     }

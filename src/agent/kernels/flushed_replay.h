@@ -50,8 +50,8 @@
 
 #include <cstddef>
 
-#include "agent/kernels/driver_api.h"
 #include "agent/kernels/cache_flush.h"
+#include "agent/kernels/driver_api.h"
 #include "agent/kernels/range_session.h"
 
 namespace strata::agent::kernels {

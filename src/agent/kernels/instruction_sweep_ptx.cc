@@ -33,8 +33,7 @@ std::string instruction_sweep_ptx(size_t instructions) {
   for (size_t i = 0; i < instructions; ++i) {
     const int chain = 3 + static_cast<int>(i % kChains);
     const std::string r = "%r" + std::to_string(chain);
-    ptx += "\tmad.lo.u32 " + r + ", " + r + ", " + r + ", " + std::to_string(2 * chain + 1) +
-           ";\n";
+    ptx += "\tmad.lo.u32 " + r + ", " + r + ", " + r + ", " + std::to_string(2 * chain + 1) + ";\n";
   }
   ptx +=
       "\txor.b32 %r7, %r3, %r4;\n"

@@ -234,8 +234,8 @@ void KernelProfiler::replay_current(const DriverLaunch& launch) {
           "ms): %s",
           current_.replay.passes, current_.flush->sweeps_instructions() ? "yes" : "no",
           current_.flush->buffer_bytes() >> 20, current_.flush->discards() ? "yes" : "no",
-          current_.replay.touched_ranges,
-          current_.flush->set_up_ms(), cupti_result_name(current_.replay.status));
+          current_.replay.touched_ranges, current_.flush->set_up_ms(),
+          cupti_result_name(current_.replay.status));
     }
     return;
   }

@@ -6,7 +6,7 @@
 // launches STRATA_KERNEL_NAME/SKIP/COUNT select are profiled with CUPTI's
 // range profiler and written as one kernel-metrics chunk each. Who replays
 // the kernel for the passes depends on STRATA_KERNEL_CACHE_CONTROL:
-//   all (default): strata, with the L2 flushed before every pass
+//   all (default): strata, with the caches flushed before every pass
 //     (flushed_replay.h), from the enter callback of the driver launch (a
 //     runtime launch: of the driver launch beneath it); the program's own
 //     launch then runs unprofiled;
@@ -40,11 +40,11 @@
 #include <cstdint>
 
 #include "agent/config.h"
+#include "agent/kernels/cache_flush.h"
 #include "agent/kernels/driver_api.h"
 #include "agent/kernels/executed_config.h"
 #include "agent/kernels/flushed_replay.h"
 #include "agent/kernels/kernel_table.h"
-#include "agent/kernels/cache_flush.h"
 #include "agent/kernels/launch_metrics.h"
 #include "agent/kernels/launch_window.h"
 #include "agent/kernels/metric_list.h"
@@ -83,7 +83,7 @@ class KernelProfiler {
     CUcontext context = nullptr;
     CUdevice cu_device = 0;  // the driver's handle of header.device
     RangeSession* session = nullptr;
-    CacheFlush* flush = nullptr;     // the session's context's
+    CacheFlush* flush = nullptr;  // the session's context's
     bool started = false;         // CUPTI's kernel replay: Stop at the exit callback
     bool replay_pending = false;  // strata's replay: at the driver launch still to come
     bool replayed = false;        // strata's replay ran (replay says how it went)
