@@ -2,7 +2,8 @@
 // its shape, what ptxas makes of it (where this machine has ptxas: the code
 // must really be 16 bytes per multiply-add, nothing folded away), and that
 // its guarded store never happens. Its effect on a GPU is measured by
-// bench/kernels_vs_ncu.py (docs/PERFORMANCE.md, "Instruction caches").
+// bench/kernels_vs_ncu.py and bench/flush_lab (docs/PERFORMANCE.md,
+// "Instruction caches and an empty L2").
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

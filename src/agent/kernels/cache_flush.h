@@ -17,16 +17,16 @@
 //   4. the page touch (below), which undoes what the L2 sweep does that
 //      ncu's flush does not.
 // The instruction sweep goes first. Run between the L2 sweep and the kernel
-// (about 90 us of arithmetic on the H200, with the memory idle), it gave a
-// small memory-bound kernel 12 % more SM active cycles than ncu measures.
+// (about 95 us of arithmetic on the H200, with the memory idle), it gave a
+// small memory-bound kernel 12 % more SM active cycles than ncu measures
+// (docs/PERFORMANCE.md, "Instruction caches and an empty L2").
 //
 // Per context, set up at its first flush: the buffer (cuMemAlloc, zeroed),
 // a small array of the ranges to touch, the modules of the L2 sweep and
 // touch and of the discard, JIT-compiled from the PTX embedded in the agent,
 // and the instruction sweep's module, JIT-compiled from PTX written at
-// set-up. All
-// live as long as the context (never freed: the profiler keeps its
-// per-context state until exit, range_session.h).
+// set-up. All live as long as the context (never freed: the profiler keeps
+// its per-context state until exit, range_session.h).
 // Threading: one thread at a time (the kernel profiler's lock).
 #pragma once
 
@@ -46,9 +46,9 @@ class CacheFlush {
   CUresult prepare(const DriverApi& api, CUdevice device);
   // The allocations the kernel's pointer arguments, and the pointer members
   // of its struct arguments, point into (found from its parameter list):
-  // after each sweep, one load per 64 KB of them refills the GPU's address
-  // translation caches, which the sweep most likely empties and ncu's flush
-  // leaves alone (docs/PERFORMANCE.md, "Cache control": runs C and D, and
+  // after each L2 sweep, one load per 64 KB of them refills the GPU's
+  // address translation caches, which the sweep most likely empties and
+  // ncu's flush leaves alone (docs/PERFORMANCE.md, "Cache control": runs C and D, and
   // run G for struct arguments). Called once per profiled launch, before the
   // checkpoint is saved. Returns how many ranges were found.
   size_t find_touch_ranges(const DriverApi& api, CUfunction function, void* const* kernel_params);

@@ -3,8 +3,8 @@
 // profiled kernel's instructions (and the constants cached with them), as
 // ncu's flush before each pass does. On the H200, ncu's flushed runs stalled
 // on instruction fetch ("No Instruction") 2-5x as often as strata's before
-// this sweep, and the 4-block cuBLAS gemm had 7 % fewer SM active cycles
-// (docs/PERFORMANCE.md, "Instruction caches").
+// this sweep, and the 4-block cuBLAS gemm had 7-11 % fewer SM active cycles
+// (docs/PERFORMANCE.md, "Instruction caches and an empty L2").
 //
 // The PTX is written at run time rather than compiled in: 16,384 lines of
 // one instruction would be half a megabyte in the agent. It is loaded with
