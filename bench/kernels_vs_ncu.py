@@ -42,7 +42,9 @@ usage: kernels_vs_ncu.py BUILD_DIR OUTDIR [ROUNDS] [accuracy|speed|all]
   ROUNDS  default 3; the part default all
   env:    NCU (default ncu on PATH), PYTHON (default /opt/torch/.venv/bin/python3),
           KERNELS_CASES=sgemm_small,reduction,... (accuracy cases to run; default all),
-          NCU_CACHE_CONTROL=all|none (both tools' cache policy, above; default all)
+          NCU_CACHE_CONTROL=all|none (both tools' cache policy, above; default all),
+          KERNELS_METRICS=NAME,... (raw metrics both tools collect too, --metrics, and
+          compared as the sections' are: to find which term of a throughput differs)
 Prints a table last; logs, strata's JSON and OUTDIR/kernels_vs_ncu.json (every
 comparison, every timed run) under OUTDIR.
 Exit status: 0 every accuracy comparison passed and every run worked (the speed goal
@@ -512,15 +514,22 @@ class Bench:
         # the replay leaves them.
         return os.environ.get("NCU_CACHE_CONTROL", "all")
 
+    @staticmethod
+    def extra_metrics():
+        # KERNELS_METRICS: the same --metrics for both tools (none by default).
+        metrics = os.environ.get("KERNELS_METRICS", "")
+        return ["--metrics", metrics] if metrics else []
+
     def ncu_argv(self, filt, skip, cmd):
         return [self.ncu, "--set", "basic", "--clock-control", "none", "--cache-control",
                 self.cache_control(), "--kernel-name", filt, "--launch-skip", str(skip),
-                "--launch-count", "1", "--csv", "--page", "raw", "--print-units", "base"] + cmd
+                "--launch-count", "1", "--csv", "--page", "raw",
+                "--print-units", "base"] + self.extra_metrics() + cmd
 
     def strata_argv(self, filt, skip, cmd, trace):
         return [self.strata, "kernels", "--cache-control", self.cache_control(), "--kernel-name",
                 filt, "--launch-skip", str(skip), "--launch-count", "1", "--format", "json",
-                "-o", trace, "--"] + cmd
+                "-o", trace] + self.extra_metrics() + ["--"] + cmd
 
     def strata_json(self, out, trace, log):
         """strata's JSON from its stdout; else from -o (a JSON file, or a trace that

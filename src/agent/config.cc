@@ -1,5 +1,6 @@
 #include "agent/config.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,36 @@ void parse_count(EnvLookup lookup, const char* name, uint64_t* out, Config* conf
   *out = value;
 }
 
+// STRATA_KERNEL_METRICS: "name,name,...", each name of letters, digits, '_'
+// and '.' (CUPTI's metric names; CUPTI itself says whether one exists). Any
+// bad name drops them all, so that a typo is not half applied.
+void parse_kernel_metrics(const char* list, Config* config) {
+  if (list == nullptr || *list == '\0') return;
+  const size_t length = std::strlen(list);
+  bool ok = length < Config::kMaxKernelMetricsText;
+  uint32_t count = 0;
+  for (size_t begin = 0; ok && begin <= length;) {
+    size_t end = begin;
+    while (end < length && list[end] != ',') {
+      const char c = list[end];
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+      ++end;
+    }
+    ok = ok && end > begin && ++count <= Config::kMaxKernelMetrics;
+    begin = end + 1;
+  }
+  if (!ok) {
+    note_warning(config, "STRATA_KERNEL_METRICS", list,
+                 "names of letters, digits, _ and ., at most 16, comma-separated; none collected");
+    return;
+  }
+  std::memcpy(config->kernel_metrics, list, length + 1);
+  for (size_t i = 0; i < length; ++i) {
+    if (config->kernel_metrics[i] == ',') config->kernel_metrics[i] = '\0';
+  }
+  config->kernel_metric_count = count;
+}
+
 // STRATA_AGENT_MODE and the STRATA_KERNEL_* variables of kernels mode.
 void parse_kernels_mode(EnvLookup lookup, Config* config) {
   const char* mode = lookup("STRATA_AGENT_MODE");
@@ -133,6 +164,7 @@ void parse_kernels_mode(EnvLookup lookup, Config* config) {
       config->kernel_sections = bits;
     }
   }
+  parse_kernel_metrics(lookup("STRATA_KERNEL_METRICS"), config);
   const char* cache = lookup("STRATA_KERNEL_CACHE_CONTROL");
   if (cache != nullptr && std::strcmp(cache, "none") == 0) {
     config->kernel_cache_flush = false;

@@ -20,6 +20,8 @@
 //   STRATA_KERNEL_SKIP         matching launches to skip first (default 0)
 //   STRATA_KERNEL_COUNT        matching launches to profile after them (default: all)
 //   STRATA_KERNEL_SECTIONS     comma list of sol, workload, launch, occupancy (default all)
+//   STRATA_KERNEL_METRICS      comma list of raw metric names collected besides the
+//                              sections' (ncu's --metrics; at most 16)
 //   STRATA_KERNEL_CACHE_CONTROL  all (default): strata replays the kernel itself and
 //                              flushes the caches before every pass, as ncu's
 //                              --cache-control all; none: CUPTI's kernel replay, caches
@@ -70,6 +72,8 @@ struct Config {
   static constexpr size_t kMaxWarning = 256;
   static constexpr size_t kMaxKernelName = 1024;
   static constexpr uint64_t kAllLaunches = ~0ull;
+  static constexpr size_t kMaxKernelMetrics = 16;        // STRATA_KERNEL_METRICS names
+  static constexpr size_t kMaxKernelMetricsText = 1024;  // and their bytes
 
   bool has_run_dir = false;
   char run_dir[kMaxPath] = {};
@@ -88,6 +92,10 @@ struct Config {
   uint64_t kernel_count = kAllLaunches;
   uint32_t kernel_sections = kSectionAll;
   bool kernel_cache_flush = true;           // STRATA_KERNEL_CACHE_CONTROL: all (true) or none
+  // STRATA_KERNEL_METRICS: extra raw metric names (ncu's --metrics), each
+  // ended by a NUL; kernels/metric_list.h points into it.
+  char kernel_metrics[kMaxKernelMetricsText] = {};
+  uint32_t kernel_metric_count = 0;
   bool simulate_privilege_failure = false;  // STRATA_AGENT_KERNELS_FAIL=privileges
   bool smem_config_probe = true;            // STRATA_AGENT_KERNELS_SMEM_PROBE (0: off)
   // A value that was out of range or not a number: one line for stderr (the

@@ -16,8 +16,15 @@
 
 namespace strata::analysis {
 
-// ncu's basic-set sections, in the order ncu prints them.
-enum class KernelSection { kSpeedOfLight, kWorkload, kLaunchStatistics, kOccupancy };
+// ncu's basic-set sections, in the order ncu prints them, then what
+// --metrics asked for beyond them (ncu's "Command line profiler metrics").
+enum class KernelSection {
+  kSpeedOfLight,
+  kWorkload,
+  kLaunchStatistics,
+  kOccupancy,
+  kCommandLineMetrics
+};
 
 // Nsight Compute's prefixes: OPT an optimization opportunity, INF
 // information, WRN something that does not work as launched.

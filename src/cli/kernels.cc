@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -34,10 +35,37 @@ struct KernelsOptions {
   std::string sections = "sol,workload,launch,occupancy";
   std::string format = "table";
   std::string cache_control = "all";
+  std::optional<std::string> metrics;  // --metrics: raw names beside the sections'
   std::optional<std::string> output;
   bool force = false;
   std::vector<std::string> command;
 };
+
+// What is wrong with a --metrics list, if anything: ncu's raw names
+// (unit__counter.rollup...: letters, digits, '_' and '.', with a "__"), at
+// most 16 (the agent's room, src/agent/config.h), comma-separated. Whether
+// a name exists is CUPTI's to say, at the first profiled launch.
+std::optional<std::string> metric_list_error(const std::string& list) {
+  constexpr size_t kMaxNames = 16;
+  size_t count = 0;
+  for (size_t begin = 0; begin <= list.size();) {
+    size_t end = list.find(',', begin);
+    if (end == std::string::npos) end = list.size();
+    const std::string name = list.substr(begin, end - begin);
+    if (name.empty()) return "empty metric name";
+    for (char c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') {
+        return "'" + printable(name) + "' is not a metric name (letters, digits, _ and .)";
+      }
+    }
+    if (name.find("__") == std::string::npos) {
+      return "'" + name + "' is not a raw metric name such as sm__cycles_active.avg";
+    }
+    if (++count > kMaxNames) return "more than 16 metrics";
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "strata: %s\n", message.c_str());
@@ -101,6 +129,7 @@ void set_agent_env(const KernelsOptions& opt, const std::string& agent, const st
   set_or_clear("STRATA_KERNEL_COUNT",
                opt.launch_count ? std::optional(std::to_string(*opt.launch_count)) : std::nullopt);
   setenv("STRATA_KERNEL_SECTIONS", agent_sections(sections).c_str(), 1);
+  set_or_clear("STRATA_KERNEL_METRICS", opt.metrics);
   // Always set, so that an inherited value never changes the replay.
   setenv("STRATA_KERNEL_CACHE_CONTROL", opt.cache_control.c_str(), 1);
   // NVTX ranges are of no use to this mode; a trace's injection is not inherited.
@@ -135,6 +164,12 @@ int run_kernels(const KernelsOptions& opt) {
   if (opt.cache_control != "all" && opt.cache_control != "none") {
     return usage_error("--cache-control '" + printable(opt.cache_control) +
                        "': unknown value (use all or none)");
+  }
+
+  if (opt.metrics) {
+    if (auto why = metric_list_error(*opt.metrics)) {
+      return usage_error("--metrics '" + printable(*opt.metrics) + "': " + *why);
+    }
   }
 
   auto agent = find_agent();
@@ -209,6 +244,9 @@ VerbRunner add_kernels(CLI::App& app) {
                   "replay, as ncu --cache-control all); none: CUPTI's kernel replay, caches left "
                   "as it leaves them")
       ->capture_default_str();
+  sub->add_option("--metrics", opt->metrics,
+                  "Raw metrics to collect besides the sections' (ncu's names, comma-separated, "
+                  "at most 16), printed under \"Command line profiler metrics\"");
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-kernelsN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
   sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();

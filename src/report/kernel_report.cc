@@ -111,6 +111,55 @@ std::vector<Printed> measured_values(const KernelProfile& p, KernelSection secti
   return out;
 }
 
+// The unit ncu gives a raw metric, from its name: what --metrics values
+// print with (the sections' values have theirs in kSol and kWorkload).
+std::pair<double, std::string> raw_metric_unit(const std::string& metric, double value) {
+  auto has = [&](const char* part) { return metric.find(part) != std::string::npos; };
+  if (has(".pct")) return {value, "%"};
+  if (has(".per_second")) {
+    auto [v, u] = scaled_frequency(value);
+    return {v, u};
+  }
+  if (has("time_duration")) {
+    auto [v, u] = scaled_time(value);
+    return {v, u};
+  }
+  if (has(".ratio") || has(".per_")) return {value, ""};
+  if (has("cycles")) return {value, "cycle"};
+  if (has("sectors")) return {value, "sector"};
+  if (has("bytes")) return {value, "byte"};
+  if (has("inst")) return {value, "inst"};
+  if (has("warps")) return {value, "warp"};
+  return {value, ""};
+}
+
+// The values no section prints: the --metrics ones (the agent writes no
+// other counters), by name as std::map orders them.
+std::vector<Printed> command_line_values(const KernelProfile& p) {
+  auto in_sections = [](const std::string& metric) {
+    for (const Spec& spec : kSol) {
+      if (metric == spec.metric) return true;
+    }
+    for (const Spec& spec : kWorkload) {
+      if (metric == spec.metric) return true;
+    }
+    // Launch Statistics and Occupancy (kernel_sections.h) and the agent's
+    // device and launch facts.
+    return metric.rfind("launch__", 0) == 0 || metric.rfind("device__attribute_", 0) == 0 ||
+           metric == "sm__warps_active.avg.pct_of_peak_sustained_active" ||
+           metric == "sm__warps_active.avg.per_cycle_active";
+  };
+  std::vector<Printed> out;
+  const std::string section = section_name(KernelSection::kCommandLineMetrics);
+  for (const auto& [metric, raw] : p.metrics) {
+    if (in_sections(metric) || !std::isfinite(raw)) continue;
+    auto [value, unit] = raw_metric_unit(metric, raw);
+    out.push_back(
+        {{text_cell(section), text_cell(metric), text_cell(unit), ncu_value_cell(value)}, metric});
+  }
+  return out;
+}
+
 std::vector<PrintedSection> printed_sections(const KernelProfile& p,
                                              const KernelSectionSet& chosen) {
   std::vector<PrintedSection> out;
@@ -146,6 +195,9 @@ std::vector<PrintedSection> printed_sections(const KernelProfile& p,
       if (!s.values.empty()) out.push_back(std::move(s));
     }
   }
+  // Printed whatever --section chose, as ncu prints --metrics values.
+  PrintedSection extra{KernelSection::kCommandLineMetrics, command_line_values(p), {}};
+  if (!extra.values.empty()) out.push_back(std::move(extra));
   return out;
 }
 

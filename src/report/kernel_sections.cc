@@ -190,6 +190,8 @@ std::string section_name(KernelSection s) {
       return kLaunchStatistics;
     case KernelSection::kOccupancy:
       return kOccupancy;
+    case KernelSection::kCommandLineMetrics:
+      return "Command line profiler metrics";
   }
   return kOccupancy;
 }

@@ -1,6 +1,7 @@
 // Kernels mode's environment (STRATA_AGENT_MODE, STRATA_KERNEL_*).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -81,6 +82,23 @@ TEST(AgentKernelsConfig, BadValuesKeepDefaultsAndSaySo) {
   c = parse_config(fake_env);
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
   EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_SECTIONS"), std::string::npos);
+
+  g_env = {{"STRATA_KERNEL_METRICS", "sm__inst_executed_pipe_adu.avg,lts__t_tag_requests.sum"}};
+  c = parse_config(fake_env);
+  EXPECT_STREQ(c.warning, "");
+  ASSERT_EQ(c.kernel_metric_count, 2u);
+  EXPECT_STREQ(c.kernel_metrics, "sm__inst_executed_pipe_adu.avg");
+  EXPECT_STREQ(c.kernel_metrics + std::strlen(c.kernel_metrics) + 1, "lts__t_tag_requests.sum");
+  // A bad name, an empty one, or more than 16: none collected, one warning.
+  std::string seventeen;
+  for (int i = 0; i < 17; ++i) seventeen += (i ? ",m__" : "m__") + std::to_string(i);
+  for (const std::string& bad : {std::string("sm__cycles_active.avg,rm -rf"),
+                                 std::string("sm__cycles_active.avg,"), seventeen}) {
+    g_env = {{"STRATA_KERNEL_METRICS", bad}};
+    c = parse_config(fake_env);
+    EXPECT_EQ(c.kernel_metric_count, 0u) << bad;
+    EXPECT_NE(std::string(c.warning).find("STRATA_KERNEL_METRICS"), std::string::npos) << bad;
+  }
 
   g_env = {{"STRATA_KERNEL_CACHE_CONTROL", "some"}};
   c = parse_config(fake_env);

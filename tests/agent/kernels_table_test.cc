@@ -107,8 +107,28 @@ TEST(KernelsMetricList, EachSectionHasItsMetricsOnce) {
                                               "sm__warps_active.avg.per_cycle_active"}));
   EXPECT_EQ(metrics_for_sections(kSectionLaunch).count, 0u);  // computed on the host
   // All of them: sm__cycles_active.avg shared by sol and workload, once.
-  EXPECT_EQ(names_of(metrics_for_sections(kSectionAll)).size(), kMaxMetrics);
+  EXPECT_EQ(names_of(metrics_for_sections(kSectionAll)).size(), kSectionMetrics);
   EXPECT_EQ(metrics_for_sections(kSectionAll).count, 21u);
+}
+
+TEST(KernelsMetricList, ExtraMetricsFollowTheSectionsOnce) {
+  // As Config::kernel_metrics holds them: each name ended by a NUL.
+  const char extra[] = "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed\0"
+                       "gpu__time_duration.sum\0"  // already a section's: not twice
+                       "lts__t_tag_requests.sum";
+  MetricList list = metrics_for_sections(kSectionSol, extra, 3);
+  ASSERT_EQ(list.count, 12u);
+  EXPECT_STREQ(list.names[10], "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_STREQ(list.names[11], "lts__t_tag_requests.sum");
+  // Only the extras: the launch section needs no counter.
+  MetricList only = metrics_for_sections(kSectionLaunch, extra, 1);
+  ASSERT_EQ(only.count, 1u);
+  EXPECT_EQ(only.names[0], extra);  // points into the caller's storage
+  // Every section and the most extras fit.
+  std::string many;
+  for (size_t i = 0; i < kMaxExtraMetrics + 2; ++i) many += "x__m" + std::to_string(i) + '\0';
+  EXPECT_EQ(metrics_for_sections(kSectionAll, many.c_str(), kMaxExtraMetrics + 2).count,
+            kMaxMetrics);
 }
 
 // The driver's parameter structs as CUPTI passes them (generated_cuda_meta.h).

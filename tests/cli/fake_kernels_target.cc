@@ -11,12 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../report/anchor_kernel.h"
 #include "format/spool_writer.h"
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
         << "STRATA_KERNEL_COUNT=" << env("STRATA_KERNEL_COUNT") << "\n"
         << "STRATA_KERNEL_SECTIONS=" << env("STRATA_KERNEL_SECTIONS") << "\n"
         << "STRATA_KERNEL_CACHE_CONTROL=" << env("STRATA_KERNEL_CACHE_CONTROL") << "\n"
+        << "STRATA_KERNEL_METRICS=" << env("STRATA_KERNEL_METRICS") << "\n"
         << "CUDA_INJECTION64_PATH=" << (env("CUDA_INJECTION64_PATH") == "<unset>" ? "unset" : "set")
         << "\n"
         << "run_dir_mode=" << std::oct << mode << "\n";
@@ -78,13 +82,23 @@ int main(int argc, char** argv) {
   uint32_t status = env("STRATA_AGENT_KERNELS_FAIL") == "privileges"
                         ? strata::testing::kInsufficientPrivileges
                         : 0;
+  // STRATA_KERNEL_METRICS' names get 10.25, 20.5, ... (the agent's extra
+  // counters, written after the sections').
+  std::vector<std::pair<std::string, double>> extra;
+  if (std::string list = env("STRATA_KERNEL_METRICS"); list != "<unset>") {
+    for (size_t begin = 0; begin <= list.size();) {
+      size_t end = std::min(list.find(',', begin), list.size());
+      extra.push_back({list.substr(begin, end - begin), 10.25 * double(extra.size() + 1)});
+      begin = end + 1;
+    }
+  }
   long matched = 0, profiled = 0;
   for (int i = 0; i < gemms; ++i) {
     if (!matches(filter, strata::testing::kAnchorKernel, strata::testing::kAnchorKernel)) continue;
     if (matched++ < skip) continue;
     if (count >= 0 && profiled >= count) continue;
     ++profiled;
-    strata::testing::append_anchor_launch(*writer, static_cast<uint64_t>(i), status);
+    strata::testing::append_anchor_launch(*writer, static_cast<uint64_t>(i), status, extra);
   }
   strata::testing::append_anchor_seen(*writer, static_cast<uint64_t>(gemms));
   writer->close();

@@ -5,6 +5,7 @@
 // all checked here; `strata report` of the trace it leaves prints the same.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -114,6 +115,61 @@ TEST(KernelsCli, CacheControlReachesTheAgent) {
   auto help = run_strata("kernels --help", dir.path());
   EXPECT_EQ(help.status, 0) << help.err;
   EXPECT_NE(help.out.find("--cache-control"), std::string::npos) << help.out;
+}
+
+// --metrics (ncu's): the names reach the agent, their values print under
+// "Command line profiler metrics" with ncu's units, in every format, and
+// again from the trace; a bad list is a usage error before anything runs.
+TEST(KernelsCli, MetricsReachTheAgentAndPrintInTheirOwnSection) {
+  ScratchDir dir;
+  const std::string list =
+      "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum";
+  auto r = run_strata("kernels -o m.sqlite --launch-count 1 --metrics " + list + " -- " + kFake,
+                      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(read_file(dir.path() / "agent-env.txt").find("STRATA_KERNEL_METRICS=" + list + "\n"),
+            std::string::npos);
+  size_t section = r.out.find("Section: Command line profiler metrics");
+  ASSERT_NE(section, std::string::npos) << r.out;
+  size_t adu = r.out.find("sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed", section);
+  size_t sectors = r.out.find("lts__t_sectors.sum", section);
+  ASSERT_NE(adu, std::string::npos) << r.out;
+  ASSERT_NE(sectors, std::string::npos) << r.out;
+  EXPECT_LT(sectors, adu) << "by name, as ncu lists them";
+  EXPECT_NE(r.out.find("10.25", adu), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sector", sectors), std::string::npos) << r.out;
+  // The sections' own metrics are not repeated there.
+  EXPECT_EQ(r.out.find("gpu__time_duration.sum", section), std::string::npos) << r.out;
+
+  auto json = run_strata("report --format json m.sqlite", dir.path());
+  ASSERT_EQ(json.status, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  const auto& sections = j["kernels"][0]["sections"];
+  ASSERT_FALSE(sections.empty());
+  const auto& extra = sections[sections.size() - 1];
+  EXPECT_EQ(extra["name"], "Command line profiler metrics");
+  ASSERT_EQ(extra["metrics"].size(), 2u);
+  EXPECT_EQ(extra["metrics"][1]["metric"],
+            "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_EQ(extra["metrics"][1]["unit"], "%");
+  EXPECT_EQ(extra["metrics"][1]["value"], 10.25);
+
+  auto none = run_strata("kernels -o n.sqlite --launch-count 1 -- " + kFake, dir.path());
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_NE(read_file(dir.path() / "agent-env.txt").find("STRATA_KERNEL_METRICS=<unset>\n"),
+            std::string::npos);
+  EXPECT_EQ(none.out.find("Command line profiler metrics"), std::string::npos);
+
+  std::string seventeen = "m__0";
+  for (int i = 1; i < 17; ++i) seventeen += ",m__" + std::to_string(i);
+  for (const std::string& bad : {std::string("sol"), std::string("sm__cycles_active.avg,"),
+                                 std::string("'sm__x;y'"), seventeen}) {
+    auto b = run_strata("kernels -o b.sqlite --metrics " + bad + " -- " + kFake, dir.path());
+    EXPECT_EQ(b.status, 2) << bad;
+    EXPECT_EQ(b.err.rfind("strata: --metrics '", 0), 0u) << b.err;
+    EXPECT_EQ(std::count(b.err.begin(), b.err.end(), '\n'), 1) << b.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "b.sqlite")) << bad;
+  }
 }
 
 TEST(KernelsCli, NoLaunchMatchedListsKernelsSeenByCount) {

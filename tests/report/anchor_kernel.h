@@ -87,12 +87,15 @@ inline constexpr uint32_t kInsufficientPrivileges = 35;  // CUPTI_ERROR_INSUFFIC
 
 // Appends one anchor launch; with `status` != 0, only the launch and device
 // values, as the agent writes a failed collection.
+// `extra`: counters beyond the sections' (what --metrics asks for).
 inline bool append_anchor_launch(format::SpoolWriter& writer, uint64_t invocation,
-                                 uint32_t status = 0) {
+                                 uint32_t status = 0,
+                                 const std::vector<std::pair<std::string, double>>& extra = {}) {
   auto values = anchor_launch_metrics();
   if (status == 0) {
     auto counters = anchor_counter_metrics();
     values.insert(values.begin(), counters.begin(), counters.end());
+    values.insert(values.end(), extra.begin(), extra.end());
   }
   std::vector<format::MetricValue> metrics;
   for (const auto& [name, value] : values) metrics.push_back({name, value});

@@ -77,7 +77,9 @@ bool KernelProfiler::start(const Config& config) {
     log_line("STRATA_KERNEL_NAME=%s: %s; no kernel matches", config.kernel_name, regex_error);
   }
   window_ = LaunchWindow(config.kernel_skip, config.kernel_count);
-  metrics_ = metrics_for_sections(config.kernel_sections);
+  // The extra names point into config_, which lives as long as the profiler.
+  metrics_ = metrics_for_sections(config_.kernel_sections, config_.kernel_metrics,
+                                  config_.kernel_metric_count);
   current_name_ = static_cast<char*>(std::malloc(KernelTable::kMaxStoredName + 1));
   if (!table_.init() || current_name_ == nullptr) {
     log_line("cannot allocate the kernel name table; kernels not profiled");

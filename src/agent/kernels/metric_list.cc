@@ -31,24 +31,29 @@ constexpr const char* kOccupancyMetrics[] = {
     "sm__warps_active.avg.per_cycle_active",
 };
 
+void add_one(MetricList* list, const char* name) {
+  for (size_t i = 0; i < list->count; ++i) {
+    if (std::strcmp(list->names[i], name) == 0) return;
+  }
+  if (list->count < kMaxMetrics) list->names[list->count++] = name;
+}
+
 template <size_t N>
 void add_all(MetricList* list, const char* const (&names)[N]) {
-  for (const char* name : names) {
-    bool present = false;
-    for (size_t i = 0; i < list->count; ++i) {
-      if (std::strcmp(list->names[i], name) == 0) present = true;
-    }
-    if (!present && list->count < kMaxMetrics) list->names[list->count++] = name;
-  }
+  for (const char* name : names) add_one(list, name);
 }
 
 }  // namespace
 
-MetricList metrics_for_sections(uint32_t sections) {
+MetricList metrics_for_sections(uint32_t sections, const char* extra, uint32_t extra_count) {
   MetricList list;
   if (sections & kSectionSol) add_all(&list, kSolMetrics);
   if (sections & kSectionWorkload) add_all(&list, kWorkloadMetrics);
   if (sections & kSectionOccupancy) add_all(&list, kOccupancyMetrics);
+  for (uint32_t i = 0; extra != nullptr && i < extra_count && i < kMaxExtraMetrics; ++i) {
+    add_one(&list, extra);
+    extra += std::strlen(extra) + 1;
+  }
   return list;
 }
 

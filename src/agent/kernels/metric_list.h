@@ -4,7 +4,8 @@
 // values are computed on the host from the launch__* and device__attribute_*
 // values the agent always writes.
 //
-// Allocation: none; the names are string literals.
+// Allocation: none; the names are string literals or point into the
+// agent's Config.
 #pragma once
 
 #include <cstddef>
@@ -12,9 +13,12 @@
 
 namespace strata::agent::kernels {
 
-// All 21 distinct CUPTI metrics (sm__cycles_active.avg belongs to sol and
-// workload and is listed once).
-inline constexpr size_t kMaxMetrics = 21;
+// The sections' 21 distinct CUPTI metrics (sm__cycles_active.avg belongs to
+// sol and workload and is listed once), and room for the extra ones of
+// STRATA_KERNEL_METRICS.
+inline constexpr size_t kSectionMetrics = 21;
+inline constexpr size_t kMaxExtraMetrics = 16;  // Config::kMaxKernelMetrics
+inline constexpr size_t kMaxMetrics = kSectionMetrics + kMaxExtraMetrics;
 
 struct MetricList {
   const char* names[kMaxMetrics] = {};
@@ -22,7 +26,10 @@ struct MetricList {
 };
 
 // The metrics of the sections in `sections` (KernelSection bits of
-// config.h), in a fixed order, each once.
-MetricList metrics_for_sections(uint32_t sections);
+// config.h), in a fixed order, then the `extra_count` NUL-ended names at
+// `extra` (Config::kernel_metrics, which must outlive the list), each name
+// once.
+MetricList metrics_for_sections(uint32_t sections, const char* extra = nullptr,
+                                uint32_t extra_count = 0);
 
 }  // namespace strata::agent::kernels

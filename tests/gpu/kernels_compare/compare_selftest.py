@@ -431,6 +431,24 @@ with tempfile.TemporaryDirectory() as tmp:
     else:
         os.environ["NCU_CACHE_CONTROL"] = saved_cache
 
+    # KERNELS_METRICS: the same --metrics for both tools, before strata's "--".
+    saved_metrics = os.environ.pop("KERNELS_METRICS", None)
+    b = kv.Bench(tmp, os.path.join(tmp, "out"), 1)
+    check("--metrics" not in b.ncu_argv("regex:gemm", 1, ["zoo"]) and
+          "--metrics" not in b.strata_argv("regex:gemm", 1, ["zoo"], "t.sqlite"),
+          "no KERNELS_METRICS: neither tool gets --metrics")
+    os.environ["KERNELS_METRICS"] = "sm__inst_executed_pipe_adu.avg,lts__t_sectors.sum"
+    n_argv = b.ncu_argv("regex:gemm", 1, ["zoo"])
+    s_argv = b.strata_argv("regex:gemm", 1, ["zoo"], "t.sqlite")
+    check(n_argv[n_argv.index("--metrics") + 1] == os.environ["KERNELS_METRICS"] and
+          s_argv[s_argv.index("--metrics") + 1] == os.environ["KERNELS_METRICS"] and
+          s_argv.index("--metrics") < s_argv.index("--") and n_argv[-1] == "zoo",
+          "KERNELS_METRICS: ncu and strata both get --metrics, before the command")
+    if saved_metrics is None:
+        os.environ.pop("KERNELS_METRICS", None)
+    else:
+        os.environ["KERNELS_METRICS"] = saved_metrics
+
     res, args = fake_case(tmp, synthetic_ncu_output(), strata_stdout(synthetic_strata_json()),
                           env={"FAKE_NCU_NO_GEMM": "1"})
     check(res["filter"] == "regex:." and "--kernel-name regex:." in args and res["notes"] and
