@@ -15,9 +15,8 @@
 //   for each pass: cuptiCheckpointRestore (after the first), RangeSession
 //     begin / start_pass, then on the launch's stream, back to back: the
 //     instruction sweep, the L2 sweep and discard, the page touch
-//     (cache_flush.h), the
-//     relaunch (the same driver entry point with the program's own
-//     arguments); cuCtxSynchronize, stop_pass
+//     (cache_flush.h), the relaunch (the same driver entry point with the
+//     program's own arguments); cuCtxSynchronize, stop_pass
 //   until CUPTI says every pass was submitted; then
 //   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate
 //   (the pass's last range: the kernel's; each flush kernel has its own).
@@ -28,9 +27,11 @@
 // brought kernels of 3 to 6 us from 17-29% longer than ncu to within about
 // 6%: most likely the sweep evicts the GPU's address translations of the
 // kernel's memory, which ncu's own flush keeps and the touch restores; the
-// instruction sweep before them gave a 4-block cuBLAS gemm ncu's SM and L2
-// active cycles (ncu's flush empties the instruction caches, an L2 sweep
-// does not).
+// instruction sweep before them and the discard gave a 4-block cuBLAS gemm
+// ncu's SM and L2 active cycles and a reduction ncu's L2 throughput within
+// the issue's tolerance (ncu's flush empties the instruction caches and
+// invalidates the L2; an L2 sweep does neither; "Instruction caches and an
+// empty L2").
 //
 // The program's own launch then runs unprofiled on the restored memory, so
 // what it computes is what one launch computes.
