@@ -14,7 +14,7 @@
 //          icache (the instruction sweep), l2sweep, discard, touch (the kernel's
 //          allocations); empty or unset: none
 // The case's kernel runs once unflushed (launch 0), then 3 times, each after
-// the steps (launches 1-3: ncu --launch-skip 1 --launch-count 3).
+// the steps (launches 1-3: ncu --launch-skip 1 --launch-count 3; measure()).
 // LAB_TIME=1 prints how long the steps before the L2 sweep and from it on took.
 //
 // Build here (the GPU machine has no compiler for it):
@@ -173,6 +173,18 @@ struct Flush {
   }
 };
 
+// The case's kernel once unflushed (launch 0), then kMeasured times, each
+// after the flush's steps (launches 1-3).
+template <typename Launch>
+void measure(Flush& flush, Launch launch) {
+  constexpr int kMeasured = 3;
+  launch();
+  for (int r = 0; r < kMeasured; ++r) {
+    flush.run();
+    launch();
+  }
+}
+
 StrataTouchRange whole(const void* p, size_t bytes) {
   return {reinterpret_cast<unsigned long long>(p), bytes};
 }
@@ -183,7 +195,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string which = argv[1];
-  constexpr int kMeasured = 3;
   Flush flush;
   flush.set_up(std::getenv("LAB_FLUSH"));
   const int sms = flush.sms;
@@ -201,10 +212,9 @@ int main(int argc, char** argv) {
     cublasCreate(&handle);
     cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
     const float alpha = 1, beta = 1;
-    for (int r = 0; r <= kMeasured; ++r) {
-      if (r > 0) flush.run();
+    measure(flush, [&] {
       cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, n, b, n, &beta, c, n);
-    }
+    });
   } else if (which == "reduction") {
     const size_t n = size_t{16} << 20;
     unsigned* x;
@@ -214,30 +224,21 @@ int main(int argc, char** argv) {
     CHECK(cudaMemset(out, 0, sizeof(*out)));
     lab_fill<<<4 * sms, 256>>>(x, n);
     flush.touch({whole(x, n * sizeof(unsigned)), whole(out, sizeof(*out))});
-    for (int r = 0; r <= kMeasured; ++r) {
-      if (r > 0) flush.run();
-      lab_reduction_sum<<<4 * sms, 512>>>(x, n, out);
-    }
+    measure(flush, [&] { lab_reduction_sum<<<4 * sms, 512>>>(x, n, out); });
   } else if (which == "step") {
     const unsigned n = 256 * 16 * 256;
     unsigned* x;
     CHECK(cudaMalloc(&x, n * sizeof(unsigned)));
     CHECK(cudaMemset(x, 0, n * sizeof(unsigned)));
     flush.touch({whole(x, n * sizeof(unsigned))});
-    for (int r = 0; r <= kMeasured; ++r) {
-      if (r > 0) flush.run();
-      lab_step<<<dim3(256, 16), 256>>>(x, n);
-    }
+    measure(flush, [&] { lab_step<<<dim3(256, 16), 256>>>(x, n); });
   } else if (which == "cluster") {
     const unsigned grid = 2 * sms;
     unsigned* out;
     CHECK(cudaMalloc(&out, grid * sizeof(unsigned)));
     CHECK(cudaMemset(out, 0, grid * sizeof(unsigned)));
     flush.touch({whole(out, grid * sizeof(unsigned))});
-    for (int r = 0; r <= kMeasured; ++r) {
-      if (r > 0) flush.run();
-      lab_cluster<<<grid, 128>>>(out);
-    }
+    measure(flush, [&] { lab_cluster<<<grid, 128>>>(out); });
   } else {
     std::fprintf(stderr, "flush_lab: unknown case %s\n", which.c_str());
     return 2;

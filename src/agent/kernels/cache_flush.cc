@@ -1,7 +1,6 @@
 #include "agent/kernels/cache_flush.h"
 
 #include <chrono>
-#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -30,7 +29,7 @@ CUfunction load_instruction_sweep(const DriverApi& api) {
   if (api.cuModuleLoadDataEx == nullptr) return nullptr;
   const std::string ptx = instruction_sweep_ptx();
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
-  void* values[] = {reinterpret_cast<void*>(static_cast<uintptr_t>(0))};
+  void* values[] = {nullptr};  // the level, 0, as the option's pointer-sized value
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   if (api.cuModuleLoadDataEx(&module, ptx.c_str(), 1, options, values) != CUDA_SUCCESS ||
