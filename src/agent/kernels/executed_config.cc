@@ -101,9 +101,21 @@ ExecutedLaunch ExecutedConfigProbe::collect(bool debug) {
   return out;
 }
 
+void ExecutedConfigProbe::pause() {
+  if (!started_ || paused_) return;
+  paused_ = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+
+void ExecutedConfigProbe::resume() {
+  if (!paused_) return;
+  paused_ = false;
+  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
 void ExecutedConfigProbe::stop() {
   if (!started_) return;
   started_ = false;
+  paused_ = false;
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }

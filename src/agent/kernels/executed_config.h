@@ -9,11 +9,18 @@
 // agent can ask for its attributes.
 //
 // The kernel activity kind is enabled from the agent's start until the last
-// launch to profile (kernel records cost about 1-2 us per launch and do not
-// serialize anything; records of other launches are dropped unread), because
+// launch to profile (records of other launches are dropped unread), because
 // CUPTI decides whether to record a kernel when it is launched: enabling it
 // in the profiled launch's own API callback is too late for that launch.
-// NOT VERIFIED ON A GPU: see docs/kernels.md.
+//
+// CUPTI times a recorded kernel by instrumenting it (its headers: "SW
+// instrumentation and semaphore based"; hardware timestamps only on
+// Blackwell): on the H200 every warp of a recorded kernel executed 8 more
+// instructions (622,592 against 884,776 for 32,768 warps of a 4 MB
+// read-modify-write kernel; docs/PERFORMANCE.md "Kernel records
+// instrument"). So strata's replay pauses the records while it runs its
+// passes: the profiled kernel must run as the program compiled it, as under
+// ncu. The program's own launch, decided before its callback, keeps its record.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +46,16 @@ class ExecutedConfigProbe {
   // After it: flushes CUPTI's records and returns that launch's.
   // `debug`: one stderr line on what came back.
   ExecutedLaunch collect(bool debug);
+  // Around strata's replay passes, inside the profiled launch's callback:
+  // the replay's launches get no record and so no instrumentation.
+  void pause();
+  void resume();
   // After the last launch to profile: no more kernel records.
   void stop();
 
  private:
   bool started_ = false;
+  bool paused_ = false;
 };
 
 }  // namespace strata::agent::kernels

@@ -225,8 +225,12 @@ void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_Callbac
 
 void KernelProfiler::replay_current(const DriverLaunch& launch) {
   current_.replay_pending = false;
+  // Kernel records instrument the kernels they time (executed_config.h):
+  // none for the replay's launches.
+  executed_.pause();
   current_.replay = replay_flushed(driver_, *current_.session, *current_.flush, current_.context,
                                    current_.cu_device, launch, current_.values);
+  executed_.resume();
   if (!current_.replay.fall_back) {
     current_.replayed = true;
     if (debug()) {

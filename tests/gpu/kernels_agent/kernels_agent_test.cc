@@ -41,9 +41,15 @@ struct Profiled {
   bool intact = false;
 };
 
-const char* kEnvNames[] = {
-    "STRATA_RUN_DIR",     "CUDA_INJECTION64_PATH", "STRATA_AGENT_MODE",        "STRATA_KERNEL_NAME",
-    "STRATA_KERNEL_SKIP", "STRATA_KERNEL_COUNT",   "STRATA_AGENT_KERNELS_FAIL"};
+const char* kEnvNames[] = {"STRATA_RUN_DIR",
+                           "CUDA_INJECTION64_PATH",
+                           "STRATA_AGENT_MODE",
+                           "STRATA_KERNEL_NAME",
+                           "STRATA_KERNEL_SKIP",
+                           "STRATA_KERNEL_COUNT",
+                           "STRATA_AGENT_KERNELS_FAIL",
+                           "STRATA_KERNEL_METRICS",
+                           "STRATA_KERNEL_CACHE_CONTROL"};
 
 Profiled run_profiled(const std::map<std::string, std::string>& env) {
   std::string pattern = (std::filesystem::temp_directory_path() / "strata-kernels-XXXXXX").string();
@@ -178,6 +184,37 @@ TEST(KernelsAgentGpu, ProfilesTheSelectedLaunchOfEachApi) {
   EXPECT_EQ(seen(p, "graph_kernel"), 0u);
   EXPECT_NE(p.result.err.find("kernels inside graphs are not profiled"), std::string::npos)
       << p.result.err;
+}
+
+// strata's replay (--cache-control all) must run the kernel as compiled, as
+// CUPTI's kernel replay (none) and ncu do: the same instructions and warps.
+// CUPTI's kernel records instrument the kernels they time, 8 instructions
+// more per warp on the H200, so the replay pauses them (executed_config.h).
+TEST(KernelsAgentGpu, ReplayRunsTheKernelAsCompiled) {
+  STRATA_SKIP_WITHOUT_CUDA_DEVICE();
+  std::map<std::string, double> instructions, warps;
+  for (const char* cache : {"all", "none"}) {
+    SCOPED_TRACE(cache);
+    Profiled p =
+        run_profiled({{"STRATA_KERNEL_NAME", "regex:^scale_kernel$"},
+                      {"STRATA_KERNEL_SKIP", "1"},
+                      {"STRATA_KERNEL_COUNT", "1"},
+                      {"STRATA_KERNEL_METRICS", "sm__inst_executed.sum,smsp__warps_launched.sum"},
+                      {"STRATA_KERNEL_CACHE_CONTROL", cache}});
+    ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+    const Launch* l = find(p, "scale_kernel", 1);
+    ASSERT_NE(l, nullptr) << p.result.err;
+    ASSERT_EQ(l->status, 0u) << p.result.err;
+    EXPECT_GT(l->at("launch__registers_per_thread"), 0.0) << "registers unresolved";
+    instructions[cache] = l->at("sm__inst_executed.sum");
+    warps[cache] = l->at("smsp__warps_launched.sum");
+  }
+  EXPECT_EQ(warps["all"], 7.0 * 128 / 32);
+  EXPECT_EQ(warps["all"], warps["none"]);
+  EXPECT_GT(instructions["none"], 0.0);
+  EXPECT_EQ(instructions["all"], instructions["none"])
+      << "strata's replay ran " << (instructions["all"] - instructions["none"]) / warps["all"]
+      << " more instructions per warp than CUPTI's kernel replay";
 }
 
 TEST(KernelsAgentGpu, NoMatchingKernelProfilesNothingButCountsEverything) {
