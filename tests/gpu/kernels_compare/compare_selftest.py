@@ -337,6 +337,52 @@ mk = kv.merge_strata(kernels)
 check(float(kv.strata_metrics(mk)["gpu__time_duration.sum"][0]) == 7.78,
       "strata's runs: the median value")
 
+# ncu's own spread: with 3+ runs, a median outside the tolerance still passes when it
+# lies inside the range of ncu's runs; with fewer runs, or outside that range, or for an
+# exact value, it fails.
+spread = (2750.0, 3140.0, 3)
+rec = kv.compare_value("lts__cycles_active.avg", "2835", "cycle", kv.Num("3010"), "cycle",
+                       ncu_spread=spread)
+check(rec["verdict"] == "pass" and "inside ncu's spread" in rec["note"],
+      "6 % off but inside ncu's 3-run range: pass, said so")
+check(kv.compare_value("lts__cycles_active.avg", "2835", "cycle", kv.Num("3010"), "cycle",
+                       ncu_spread=(2750.0, 3140.0, 2))["verdict"] == "FAIL",
+      "inside ncu's range of only 2 runs: FAIL")
+check(kv.compare_value("lts__cycles_active.avg", "2835", "cycle", kv.Num("3200"), "cycle",
+                       ncu_spread=spread)["verdict"] == "FAIL",
+      "outside ncu's range: FAIL")
+check(kv.compare_value("launch__registers_per_thread", "16", "register/thread", kv.Num("17"),
+                       "register/thread", ncu_spread=(16.0, 18.0, 3))["verdict"] == "FAIL",
+      "an exact value is never rescued by ncu's spread")
+check(kv.compare_value("gpu__time_duration.sum", "2,688", "nsecond", kv.Num("2.85"), "us",
+                       ncu_spread=(2656.0, 2720.0, 3))["verdict"] == "FAIL",
+      "units converted before the range test: 2.85 us is outside 2656-2720 ns")
+three = [kv.parse_ncu_raw_csv(synthetic_ncu_output())[0] for _ in range(3)]
+for i, text in enumerate(("1,400.00", "1,462.67", "1,700.50")):
+    three[i] = copy.deepcopy(three[i])
+    three[i]["metrics"]["sm__cycles_active.avg"] = (text, "cycle")
+m3 = kv.merge_ncu(three)
+check(m3["spread"]["sm__cycles_active.avg"] == (1400.0, 1700.5, 3),
+      "merge_ncu: the lowest, highest and count of ncu's runs")
+check(m3["spread"]["launch__block_size"] == (64.0, 64.0, 3) and
+      "launch__occupancy_per_block_size" not in m3["spread"],
+      "merge_ncu: a spread for numbers only")
+
+# The launch-API cases (not in ISSUE_CASES): counter values beyond the tolerance are
+# reported as 'differs'; exact values and run problems still fail.
+recs = [{"metric": "gpu__time_duration.sum", "class": "5%", "diff": 160.0, "verdict": "FAIL"},
+        {"metric": "launch__grid_size", "class": "exact", "diff": 1.0, "verdict": "FAIL"},
+        {"metric": "run", "class": "-", "verdict": "FAIL", "note": "zoo check failed"},
+        {"metric": "sm__throughput.avg.pct_of_peak_sustained_elapsed", "class": "3pt/10%",
+         "diff": 0.1, "verdict": "pass"}]
+got = [r["verdict"] for r in kv.report_only(copy.deepcopy(recs))]
+check(got == ["differs", "FAIL", "FAIL", "pass"],
+      f"report_only: a counter differs, an exact value and a run problem fail ({got})")
+check(kv.ISSUE_CASES == {"sgemm_small", "sgemm_large", "elementwise", "reduction",
+                         "smem_limited", "register_limited"} and
+      kv.ISSUE_CASES <= {c[0] for c in kv.CASES},
+      "the issue's six kernels are zoo cases")
+
 # Speed: medians of per-round differences.
 data = {"bare": [1.0, 1.2, 1.1], "ncu": [7.0, 7.4, 7.1], "strata": [1.5, None, 1.6]}
 check(close(kv.added(data, "ncu"), 6.0), "ncu added: median of per-round differences")
@@ -472,6 +518,21 @@ with tempfile.TemporaryDirectory() as tmp:
                        case=("reduction", "zoo_reduction", "regex:zoo_reduction", 2, ""))
     check("invocation" in failed(res["comparisons"]),
           "end to end: strata's invocation 1 where --launch-skip 2: FAIL")
+
+    # The same 27 % duration error: a failure in one of the issue's six kernels, a
+    # reported difference in a launch-API case.
+    slow = synthetic_strata_json()
+    slow["kernels"][0]["sections"][0]["metrics"][5]["value"] = 9.9  # Duration
+    res, _ = fake_case(tmp, synthetic_ncu_output(), strata_stdout(slow),
+                       case=("elementwise", "zoo_elementwise", "regex:zoo_elementwise", 1, ""))
+    check(failed(res["comparisons"]) == ["gpu__time_duration.sum"],
+          "end to end: an issue case 27 % slow: FAIL")
+    res, _ = fake_case(tmp, synthetic_ncu_output(), strata_stdout(slow),
+                       case=("driver_launch", "zoo_driver_launch", "regex:zoo_driver_launch",
+                             1, ""))
+    differs = [r["metric"] for r in res["comparisons"] if r["verdict"] == "differs"]
+    check(failed(res["comparisons"]) == [] and differs == ["gpu__time_duration.sum"],
+          "end to end: a launch-API case 27 % slow: differs, no failure")
 
     res, _ = fake_case(tmp, synthetic_ncu_output(launches=0),
                        strata_stdout(synthetic_strata_json()),
