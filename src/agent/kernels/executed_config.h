@@ -21,6 +21,9 @@
 // instrument"). So strata's replay pauses the records while it runs its
 // passes: the profiled kernel must run as the program compiled it, as under
 // ncu. The program's own launch, decided before its callback, keeps its record.
+// The pause is process-wide: a launch another thread makes meanwhile gets no
+// record either; were it a launch to profile, its registers and carveout
+// would come from the fallbacks docs/kernels.md names.
 #pragma once
 
 #include <cstdint>
