@@ -11,13 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "agent/config.h"
+
 namespace strata::agent::kernels {
 
 // The sections' 21 distinct CUPTI metrics (sm__cycles_active.avg belongs to
 // sol and workload and is listed once), and room for the extra ones of
 // STRATA_KERNEL_METRICS.
 inline constexpr size_t kSectionMetrics = 21;
-inline constexpr size_t kMaxExtraMetrics = 16;  // Config::kMaxKernelMetrics
+inline constexpr size_t kMaxExtraMetrics = Config::kMaxKernelMetrics;
 inline constexpr size_t kMaxMetrics = kSectionMetrics + kMaxExtraMetrics;
 
 struct MetricList {
