@@ -65,11 +65,15 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 }  // namespace
 
-bool ExecutedConfigProbe::start() {
+bool ExecutedConfigProbe::start(Records records) {
   if (cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
     return false;
   }
-  started_ = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+  started_ = true;
+  if (records == Records::kFromStart) {
+    enabled_ = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+    started_ = enabled_;
+  }
   return started_;
 }
 
@@ -80,11 +84,24 @@ void ExecutedConfigProbe::expect(uint32_t correlation_id) {
   g_wanted.store(correlation_id);
 }
 
+void ExecutedConfigProbe::record_begin() {
+  if (!started_ || enabled_) return;
+  enabled_ = recording_ =
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+
+void ExecutedConfigProbe::record_end() {
+  if (!recording_) return;
+  recording_ = enabled_ = false;
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+
 ExecutedLaunch ExecutedConfigProbe::collect(bool debug) {
   ExecutedLaunch out;
   if (!started_) return out;
-  // Forced: also a buffer that is not full. The launch has finished (kernel
-  // replay ran every pass inside its API call), so its record is complete.
+  // Forced: also a buffer that is not full. The recorded kernel has
+  // finished (kernel replay ran every pass inside the launch's API call;
+  // strata's relaunch was synchronized), so its record is complete.
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   out.found = g_found.load();
   if (out.found) {
@@ -101,23 +118,15 @@ ExecutedLaunch ExecutedConfigProbe::collect(bool debug) {
   return out;
 }
 
-void ExecutedConfigProbe::pause() {
-  if (!started_ || paused_) return;
-  paused_ = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
-}
-
-void ExecutedConfigProbe::resume() {
-  if (!paused_) return;
-  paused_ = false;
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-}
-
 void ExecutedConfigProbe::stop() {
   if (!started_) return;
   started_ = false;
-  paused_ = false;
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  recording_ = false;
+  if (enabled_) {
+    enabled_ = false;
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
 }
 
 }  // namespace strata::agent::kernels

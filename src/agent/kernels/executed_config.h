@@ -8,22 +8,24 @@
 // statically linked runtime (nvcc's default, cuBLAS) has no CUfunction the
 // agent can ask for its attributes.
 //
-// The kernel activity kind is enabled from the agent's start until the last
-// launch to profile (records of other launches are dropped unread), because
-// CUPTI decides whether to record a kernel when it is launched: enabling it
-// in the profiled launch's own API callback is too late for that launch.
-//
 // CUPTI times a recorded kernel by instrumenting it (its headers: "SW
 // instrumentation and semaphore based"; hardware timestamps only on
 // Blackwell): on the H200 every warp of a recorded kernel executed 8 more
 // instructions (622,592 against 884,776 for 32,768 warps of a 4 MB
 // read-modify-write kernel; docs/PERFORMANCE.md "Kernel records
-// instrument"). So strata's replay pauses the records while it runs its
-// passes: the profiled kernel must run as the program compiled it, as under
-// ncu. The program's own launch, decided before its callback, keeps its record.
-// The pause is process-wide: a launch another thread makes meanwhile gets no
-// record either; were it a launch to profile, its registers and carveout
-// would come from the fallbacks docs/kernels.md names.
+// instrument"). So records are on only where they must be:
+//   strata's replay (--cache-control all): for one extra relaunch of the
+//     profiled kernel after its passes (flushed_replay.h), memory restored
+//     after it; every other launch, the program's own included, and the
+//     passes themselves run uninstrumented, as under ncu;
+//   CUPTI's kernel replay (--cache-control none): from the agent's start
+//     until the last launch to profile, because CUPTI decides whether to
+//     record a kernel when it is launched (enabling records in the launch's
+//     own API callback is too late for it). CUPTI's replay passes run
+//     uninstrumented; the program's launches before the last profiled one
+//     carry the instrumentation.
+// Either way, records are process-wide: a launch another thread makes while
+// they are on is recorded too (its record is dropped unread).
 #pragma once
 
 #include <cstdint>
@@ -40,25 +42,31 @@ struct ExecutedLaunch {
 
 class ExecutedConfigProbe {
  public:
+  enum class Records {
+    kAroundRelaunch,  // off until record_begin (strata's replay)
+    kFromStart,       // on from start() until stop() (CUPTI's kernel replay)
+  };
   // Registers CUPTI's activity buffer callbacks (the tracer, which owns
-  // them in trace mode, does not run in kernels mode) and enables kernel
-  // records. False: unavailable, and the other calls do nothing.
-  bool start();
-  // Before the profiled launch whose API call has `correlation_id`.
+  // them in trace mode, does not run in kernels mode). False: unavailable,
+  // and the other calls do nothing.
+  bool start(Records records);
+  // The launch API call, with `correlation_id`, whose record is wanted.
   void expect(uint32_t correlation_id);
-  // After it: flushes CUPTI's records and returns that launch's.
+  // kAroundRelaunch: records on, for the relaunch strata makes between
+  // these; its API call's correlation id must be given to expect().
+  void record_begin();
+  void record_end();
+  bool recording() const { return recording_; }
+  // After the launch: flushes CUPTI's records and returns the wanted one.
   // `debug`: one stderr line on what came back.
   ExecutedLaunch collect(bool debug);
-  // Around strata's replay passes, inside the profiled launch's callback:
-  // the replay's launches get no record and so no instrumentation.
-  void pause();
-  void resume();
   // After the last launch to profile: no more kernel records.
   void stop();
 
  private:
   bool started_ = false;
-  bool paused_ = false;
+  bool enabled_ = false;  // CONCURRENT_KERNEL records are on
+  bool recording_ = false;
 };
 
 }  // namespace strata::agent::kernels

@@ -89,6 +89,21 @@ CUresult relaunch(const DriverApi& api, const DriverLaunch& launch) {
   }
 }
 
+// The kernel once more with CUPTI's kernel records on, for the registers and
+// shared-memory configuration the driver ran it with (executed_config.h),
+// then memory restored again. Best effort: without it those come from the
+// fallbacks docs/kernels.md names, and the metrics stand.
+bool recorded_relaunch(const DriverApi& api, const DriverLaunch& launch,
+                       ExecutedConfigProbe& records, CUpti_Checkpoint& checkpoint) {
+  records.record_begin();
+  if (!records.recording()) return false;
+  CUresult launched = relaunch(api, launch);
+  CUresult synced = launched == CUDA_SUCCESS ? api.cuCtxSynchronize() : launched;
+  records.record_end();
+  CUptiResult restored = g_checkpoint.restore(&checkpoint);
+  return synced == CUDA_SUCCESS && restored == CUPTI_SUCCESS;
+}
+
 }  // namespace
 
 bool can_relaunch(CUpti_CallbackId cbid) {
@@ -107,7 +122,7 @@ bool can_relaunch(CUpti_CallbackId cbid) {
 
 ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
-                            double* values) {
+                            ExecutedConfigProbe* records, double* values) {
   ReplayResult result;
   pthread_once(&g_checkpoint_once, load_checkpoint_api);
   if (g_checkpoint.save == nullptr || g_checkpoint.restore == nullptr ||
@@ -192,6 +207,9 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
       result.status = rc;
       result.failed_call = "cuptiCheckpointRestore";
     }
+  }
+  if (records != nullptr && result.status == CUPTI_SUCCESS) {
+    result.recorded = recorded_relaunch(api, launch, *records, checkpoint);
   }
   g_checkpoint.free(&checkpoint);
   if (result.status == CUPTI_SUCCESS) {

@@ -18,8 +18,11 @@
 //     (cache_flush.h), the relaunch (the same driver entry point with the
 //     program's own arguments); cuCtxSynchronize, stop_pass
 //   until CUPTI says every pass was submitted; then
-//   cuptiCheckpointRestore, cuptiCheckpointFree, RangeSession::evaluate
-//   (the pass's last range: the kernel's; each flush kernel has its own).
+//   cuptiCheckpointRestore; the recorded relaunch (kernel records on, the
+//   kernel once more, cuCtxSynchronize, records off, cuptiCheckpointRestore:
+//   executed_config.h says why only there); cuptiCheckpointFree,
+//   RangeSession::evaluate (the pass's last range: the kernel's; each flush
+//   kernel has its own).
 //
 // Why each piece (measured on the H200, docs/PERFORMANCE.md "Kernel layer"):
 // the sweep inside the pass, with no host gap before the kernel, made a
@@ -53,6 +56,7 @@
 
 #include "agent/kernels/cache_flush.h"
 #include "agent/kernels/driver_api.h"
+#include "agent/kernels/executed_config.h"
 #include "agent/kernels/range_session.h"
 
 namespace strata::agent::kernels {
@@ -75,13 +79,15 @@ struct ReplayResult {
   const char* failed_call = "";          // the call that failed, for the one stderr line
   int passes = 0;
   size_t touched_ranges = 0;  // allocations whose pages are touched after each sweep
+  bool recorded = false;      // the recorded relaunch ran
 };
 
 // True when `cbid` is a driver launch the replay can relaunch.
 bool can_relaunch(CUpti_CallbackId cbid);
 
+// `records`: null, or the probe to turn on for the recorded relaunch.
 ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
-                            double* values);
+                            ExecutedConfigProbe* records, double* values);
 
 }  // namespace strata::agent::kernels

@@ -118,7 +118,11 @@ bool KernelProfiler::start(const Config& config) {
   }
   write_process_info(spool_);
 
-  if (config.smem_config_probe && !executed_.start()) {
+  // strata's replay relaunches the kernel once with records on; CUPTI's
+  // kernel replay needs them on before the launch (executed_config.h).
+  const auto records = config.kernel_cache_flush ? ExecutedConfigProbe::Records::kAroundRelaunch
+                                                 : ExecutedConfigProbe::Records::kFromStart;
+  if (config.smem_config_probe && !executed_.start(records)) {
     log_line(
         "cannot enable CUPTI's kernel records; the shared memory configuration is "
         "predicted, not read");
@@ -213,6 +217,8 @@ void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_Callbac
   // strata's replay relaunches. The replay's own launches come here too,
   // once replay_pending is cleared: they are neither counted nor profiled.
   if (!t_state.holds_lock || domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  // The replay's recorded relaunch: its record is the one to read.
+  if (executed_.recording()) executed_.expect(data->correlationId);
   LaunchParams nested;
   if (decode_launch(domain, cbid, data->functionParams, &nested) &&
       current_.facts.params.function == nullptr) {
@@ -225,23 +231,19 @@ void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_Callbac
 
 void KernelProfiler::replay_current(const DriverLaunch& launch) {
   current_.replay_pending = false;
-  // Kernel records instrument the kernels they time (executed_config.h):
-  // none for the replay's launches.
-  executed_.pause();
   current_.replay = replay_flushed(driver_, *current_.session, *current_.flush, current_.context,
-                                   current_.cu_device, launch, current_.values);
-  executed_.resume();
+                                   current_.cu_device, launch, &executed_, current_.values);
   if (!current_.replay.fall_back) {
     current_.replayed = true;
     if (debug()) {
       log_line(
           "kernels: strata's replay: %d passes, caches flushed before each (instruction sweep: "
           "%s; %zu MB L2 sweep; discard: %s; pages of %zu allocations touched; set up in %.0f "
-          "ms): %s",
+          "ms; recorded relaunch: %s): %s",
           current_.replay.passes, current_.flush->sweeps_instructions() ? "yes" : "no",
           current_.flush->buffer_bytes() >> 20, current_.flush->discards() ? "yes" : "no",
           current_.replay.touched_ranges, current_.flush->set_up_ms(),
-          cupti_result_name(current_.replay.status));
+          current_.replay.recorded ? "yes" : "no", cupti_result_name(current_.replay.status));
     }
     return;
   }

@@ -130,7 +130,7 @@ class KernelProfiler {
   bool driver_loaded_ = false;
   format::SpoolWriter spool_;
 
-  ExecutedConfigProbe executed_;  // kernel records: carveout, registers
+  ExecutedConfigProbe executed_;  // kernel records: carveout, registers (executed_config.h)
   RangeSession sessions_[kMaxContexts];
   CacheFlush flushes_[kMaxContexts];  // flushes_[i] serves sessions_[i]'s context
   size_t session_count_ = 0;

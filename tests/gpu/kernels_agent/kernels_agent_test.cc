@@ -49,7 +49,8 @@ const char* kEnvNames[] = {"STRATA_RUN_DIR",
                            "STRATA_KERNEL_COUNT",
                            "STRATA_AGENT_KERNELS_FAIL",
                            "STRATA_KERNEL_METRICS",
-                           "STRATA_KERNEL_CACHE_CONTROL"};
+                           "STRATA_KERNEL_CACHE_CONTROL",
+                           "STRATA_AGENT_DEBUG"};
 
 Profiled run_profiled(const std::map<std::string, std::string>& env) {
   std::string pattern = (std::filesystem::temp_directory_path() / "strata-kernels-XXXXXX").string();
@@ -189,7 +190,7 @@ TEST(KernelsAgentGpu, ProfilesTheSelectedLaunchOfEachApi) {
 // strata's replay (--cache-control all) must run the kernel as compiled, as
 // CUPTI's kernel replay (none) and ncu do: the same instructions and warps.
 // CUPTI's kernel records instrument the kernels they time, 8 instructions
-// more per warp on the H200, so the replay pauses them (executed_config.h).
+// more per warp on the H200, so the passes run without them (executed_config.h).
 TEST(KernelsAgentGpu, ReplayRunsTheKernelAsCompiled) {
   STRATA_SKIP_WITHOUT_CUDA_DEVICE();
   std::map<std::string, double> instructions, warps;
@@ -215,6 +216,30 @@ TEST(KernelsAgentGpu, ReplayRunsTheKernelAsCompiled) {
   EXPECT_EQ(instructions["all"], instructions["none"])
       << "strata's replay ran " << (instructions["all"] - instructions["none"]) / warps["all"]
       << " more instructions per warp than CUPTI's kernel replay";
+}
+
+// Kernel records instrument the kernels they time, so in strata's replay
+// they are on for its one recorded relaunch alone (executed_config.h): the
+// program's launches before the profiled one (two or five), its own launch
+// and the passes leave no record. The agent's debug line counts the records
+// its flush delivered. A runtime and a driver launch each got their
+// registers from that one record.
+TEST(KernelsAgentGpu, OnlyTheRecordedRelaunchLeavesAKernelRecord) {
+  STRATA_SKIP_WITHOUT_CUDA_DEVICE();
+  for (const char* kernel : {"scale_kernel", "driver_kernel"}) {
+    SCOPED_TRACE(kernel);
+    Profiled p = run_profiled({{"STRATA_KERNEL_NAME", std::string("regex:^") + kernel + "$"},
+                               {"STRATA_KERNEL_SKIP", kernel[0] == 's' ? "2" : "0"},
+                               {"STRATA_KERNEL_COUNT", "1"},
+                               {"STRATA_AGENT_DEBUG", "1"}});
+    ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+    ASSERT_EQ(p.launches.size(), 1u) << p.result.err;
+    EXPECT_EQ(p.launches[0].status, 0u) << p.result.err;
+    EXPECT_NE(p.result.err.find("recorded relaunch: yes"), std::string::npos) << p.result.err;
+    EXPECT_NE(p.result.err.find(", 1 records, correlation"), std::string::npos) << p.result.err;
+    EXPECT_NE(p.result.err.find("kernel record read"), std::string::npos) << p.result.err;
+    EXPECT_GT(p.launches[0].at("launch__registers_per_thread"), 0.0);
+  }
 }
 
 TEST(KernelsAgentGpu, NoMatchingKernelProfilesNothingButCountsEverything) {
