@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "agent/kernels/driver_launch_params.h"
@@ -51,6 +52,12 @@ void load_checkpoint_api() {
   g_checkpoint.save = reinterpret_cast<CheckpointCall>(dlsym(library, "cuptiCheckpointSave"));
   g_checkpoint.restore = reinterpret_cast<CheckpointCall>(dlsym(library, "cuptiCheckpointRestore"));
   g_checkpoint.free = reinterpret_cast<CheckpointCall>(dlsym(library, "cuptiCheckpointFree"));
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // The program's launch once more: the same entry point, the same arguments
@@ -147,9 +154,12 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
   std::memset(&checkpoint, 0, sizeof(checkpoint));
   checkpoint.structSize = CUpti_Checkpoint_STRUCT_SIZE;
   checkpoint.ctx = context;
-  if (CUptiResult rc = g_checkpoint.save(&checkpoint); rc != CUPTI_SUCCESS) {
+  const Clock::time_point save_start = Clock::now();
+  CUptiResult saved = g_checkpoint.save(&checkpoint);
+  result.save_ms = ms_since(save_start);
+  if (saved != CUPTI_SUCCESS) {
     result.fall_back = true;
-    result.status = rc;
+    result.status = saved;
     result.failed_call = "cuptiCheckpointSave";
     return result;
   }
@@ -160,6 +170,7 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
                               ? CU_STREAM_PER_THREAD
                               : decoded.stream;
   bool all_submitted = false;
+  const Clock::time_point passes_start = Clock::now();
   while (!all_submitted) {
     if (result.passes == kMaxPasses) {
       result.status = CUPTI_ERROR_INVALID_OPERATION;
@@ -167,8 +178,11 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
       break;
     }
     if (result.passes > 0) {
-      if (CUptiResult rc = g_checkpoint.restore(&checkpoint); rc != CUPTI_SUCCESS) {
-        result.status = rc;
+      const Clock::time_point restore_start = Clock::now();
+      CUptiResult restored = g_checkpoint.restore(&checkpoint);
+      result.restore_ms += ms_since(restore_start);
+      if (restored != CUPTI_SUCCESS) {
+        result.status = restored;
         result.failed_call = "cuptiCheckpointRestore";
         break;
       }
@@ -200,16 +214,21 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
       break;
     }
   }
+  result.passes_ms = ms_since(passes_start) - result.restore_ms;
   // Every path: the program's launch must find memory as it left it.
   if (result.passes > 0) {
+    const Clock::time_point restore_start = Clock::now();
     CUptiResult rc = g_checkpoint.restore(&checkpoint);
+    result.restore_ms += ms_since(restore_start);
     if (rc != CUPTI_SUCCESS && result.status == CUPTI_SUCCESS) {
       result.status = rc;
       result.failed_call = "cuptiCheckpointRestore";
     }
   }
   if (records != nullptr && result.status == CUPTI_SUCCESS) {
+    const Clock::time_point recorded_start = Clock::now();
     result.recorded = recorded_relaunch(api, launch, *records, checkpoint);
+    result.recorded_ms = ms_since(recorded_start);
   }
   g_checkpoint.free(&checkpoint);
   if (result.status == CUPTI_SUCCESS) {

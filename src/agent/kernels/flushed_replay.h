@@ -80,6 +80,13 @@ struct ReplayResult {
   int passes = 0;
   size_t touched_ranges = 0;  // allocations whose pages are touched after each sweep
   bool recorded = false;      // the recorded relaunch ran
+  // Where the replay's time went, for the debug line: the checkpoint's save,
+  // its restores (before every pass but the first, and after the last), the
+  // passes without those restores, the recorded relaunch with its restore.
+  double save_ms = 0;
+  double restore_ms = 0;
+  double passes_ms = 0;
+  double recorded_ms = 0;
 };
 
 // True when `cbid` is a driver launch the replay can relaunch.

@@ -239,11 +239,14 @@ void KernelProfiler::replay_current(const DriverLaunch& launch) {
       log_line(
           "kernels: strata's replay: %d passes, caches flushed before each (instruction sweep: "
           "%s; %zu MB L2 sweep; discard: %s; pages of %zu allocations touched; set up in %.0f "
-          "ms; recorded relaunch: %s): %s",
+          "ms; recorded relaunch: %s): %s; checkpoint save %.1f ms, restores %.1f ms, passes "
+          "%.1f ms, recorded relaunch %.1f ms",
           current_.replay.passes, current_.flush->sweeps_instructions() ? "yes" : "no",
           current_.flush->buffer_bytes() >> 20, current_.flush->discards() ? "yes" : "no",
           current_.replay.touched_ranges, current_.flush->set_up_ms(),
-          current_.replay.recorded ? "yes" : "no", cupti_result_name(current_.replay.status));
+          current_.replay.recorded ? "yes" : "no", cupti_result_name(current_.replay.status),
+          current_.replay.save_ms, current_.replay.restore_ms, current_.replay.passes_ms,
+          current_.replay.recorded_ms);
     }
     return;
   }
