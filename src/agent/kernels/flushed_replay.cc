@@ -129,7 +129,7 @@ bool can_relaunch(CUpti_CallbackId cbid) {
 
 ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
-                            ExecutedConfigProbe* records, double* values) {
+                            ExecutedConfigProbe& records, double* values) {
   ReplayResult result;
   pthread_once(&g_checkpoint_once, load_checkpoint_api);
   if (g_checkpoint.save == nullptr || g_checkpoint.restore == nullptr ||
@@ -225,9 +225,9 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
       result.failed_call = "cuptiCheckpointRestore";
     }
   }
-  if (records != nullptr && result.status == CUPTI_SUCCESS) {
+  if (result.status == CUPTI_SUCCESS) {
     const Clock::time_point recorded_start = Clock::now();
-    result.recorded = recorded_relaunch(api, launch, *records, checkpoint);
+    result.recorded = recorded_relaunch(api, launch, records, checkpoint);
     result.recorded_ms = ms_since(recorded_start);
   }
   g_checkpoint.free(&checkpoint);

@@ -92,9 +92,10 @@ struct ReplayResult {
 // True when `cbid` is a driver launch the replay can relaunch.
 bool can_relaunch(CUpti_CallbackId cbid);
 
-// `records`: null, or the probe to turn on for the recorded relaunch.
+// `records`: the probe turned on for the recorded relaunch (which does
+// nothing where the probe did not start).
 ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFlush& flush,
                             CUcontext context, CUdevice device, const DriverLaunch& launch,
-                            ExecutedConfigProbe* records, double* values);
+                            ExecutedConfigProbe& records, double* values);
 
 }  // namespace strata::agent::kernels

@@ -232,7 +232,7 @@ void KernelProfiler::on_nested_launch(CUpti_CallbackDomain domain, CUpti_Callbac
 void KernelProfiler::replay_current(const DriverLaunch& launch) {
   current_.replay_pending = false;
   current_.replay = replay_flushed(driver_, *current_.session, *current_.flush, current_.context,
-                                   current_.cu_device, launch, &executed_, current_.values);
+                                   current_.cu_device, launch, executed_, current_.values);
   if (!current_.replay.fall_back) {
     current_.replayed = true;
     if (debug()) {
