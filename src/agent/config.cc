@@ -174,9 +174,12 @@ void parse_kernels_mode(EnvLookup lookup, Config* config) {
   }
   const char* fail = lookup("STRATA_AGENT_KERNELS_FAIL");
   if (fail != nullptr && std::strcmp(fail, "privileges") == 0) {
-    config->simulate_privilege_failure = true;
+    config->simulated_failure = SimulatedFailure::kPrivileges;
+  } else if (fail != nullptr && std::strcmp(fail, "unsupported-device") == 0) {
+    config->simulated_failure = SimulatedFailure::kUnsupportedDevice;
   } else if (fail != nullptr && *fail != '\0') {
-    note_warning(config, "STRATA_AGENT_KERNELS_FAIL", fail, "only privileges is known; ignored");
+    note_warning(config, "STRATA_AGENT_KERNELS_FAIL", fail,
+                 "only privileges and unsupported-device are known; ignored");
   }
   const char* probe = lookup("STRATA_AGENT_KERNELS_SMEM_PROBE");
   config->smem_config_probe = probe == nullptr || std::strcmp(probe, "0") != 0;

@@ -67,6 +67,11 @@ enum class AgentMode : uint8_t {
   kKernels,  // range-profiler metrics of chosen launches (strata kernels)
 };
 
+// STRATA_AGENT_KERNELS_FAIL: privileges -> CUPTI_ERROR_INSUFFICIENT_PRIVILEGES at
+// the first profiled launch; unsupported-device -> cuptiProfilerDeviceSupported
+// reads as a vGPU that cannot be profiled. Both then take the real paths.
+enum class SimulatedFailure { kNone, kPrivileges, kUnsupportedDevice };
+
 struct Config {
   static constexpr size_t kMaxPath = 4096;
   static constexpr size_t kMaxWarning = 256;
@@ -91,13 +96,14 @@ struct Config {
   uint64_t kernel_skip = 0;
   uint64_t kernel_count = kAllLaunches;
   uint32_t kernel_sections = kSectionAll;
-  bool kernel_cache_flush = true;           // STRATA_KERNEL_CACHE_CONTROL: all (true) or none
+  bool kernel_cache_flush = true;  // STRATA_KERNEL_CACHE_CONTROL: all (true) or none
   // STRATA_KERNEL_METRICS: extra raw metric names (ncu's --metrics), each
   // ended by a NUL; kernels/metric_list.h points into it.
   char kernel_metrics[kMaxKernelMetricsText] = {};
   uint32_t kernel_metric_count = 0;
-  bool simulate_privilege_failure = false;  // STRATA_AGENT_KERNELS_FAIL=privileges
-  bool smem_config_probe = true;            // STRATA_AGENT_KERNELS_SMEM_PROBE (0: off)
+  // STRATA_AGENT_KERNELS_FAIL (tests only): a fault the GPU machine does not have.
+  SimulatedFailure simulated_failure = SimulatedFailure::kNone;
+  bool smem_config_probe = true;  // STRATA_AGENT_KERNELS_SMEM_PROBE (0: off)
   // A value that was out of range or not a number: one line for stderr (the
   // default was kept). Empty when everything parsed.
   char warning[kMaxWarning] = {};

@@ -203,8 +203,8 @@ int run_kernels(const KernelsOptions& opt) {
   if (ingested->spools.empty()) {
     std::fprintf(stderr,
                  "strata: no kernel was profiled: no agent output was found (no CUDA device is "
-                 "visible, the program made no CUDA call, or its CUDA runtime is linked "
-                 "statically without injection support)\n");
+                 "visible, the program made no CUDA call, another CUDA profiler held CUPTI, or "
+                 "its CUDA runtime is linked statically without injection support)\n");
     if (*format == report::Format::kJson) std::fputs("{\"kernels\": []}\n", stdout);
   } else {
     auto reader = store::TraceReader::open(trace->path);

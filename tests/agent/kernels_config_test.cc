@@ -27,7 +27,7 @@ TEST(AgentKernelsConfig, DefaultsAreTraceModeAndEverything) {
   EXPECT_EQ(c.kernel_skip, 0u);
   EXPECT_EQ(c.kernel_count, Config::kAllLaunches);
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionAll);
-  EXPECT_FALSE(c.simulate_privilege_failure);
+  EXPECT_EQ(c.simulated_failure, strata::agent::SimulatedFailure::kNone);
   EXPECT_TRUE(c.smem_config_probe);
   EXPECT_TRUE(c.kernel_cache_flush);
   EXPECT_FALSE(c.debug);
@@ -51,7 +51,7 @@ TEST(AgentKernelsConfig, ReadsEveryVariable) {
   EXPECT_EQ(c.kernel_skip, 3u);
   EXPECT_EQ(c.kernel_count, 12345678901ull);
   EXPECT_EQ(c.kernel_sections, strata::agent::kSectionSol | strata::agent::kSectionOccupancy);
-  EXPECT_TRUE(c.simulate_privilege_failure);
+  EXPECT_EQ(c.simulated_failure, strata::agent::SimulatedFailure::kPrivileges);
   EXPECT_TRUE(c.debug);
   EXPECT_STREQ(c.warning, "");
   g_env["STRATA_KERNEL_COUNT"] = "0";
@@ -110,9 +110,14 @@ TEST(AgentKernelsConfig, BadValuesKeepDefaultsAndSaySo) {
   EXPECT_EQ(c.mode, AgentMode::kTrace);
   EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_MODE"), std::string::npos);
 
+  g_env = {{"STRATA_AGENT_KERNELS_FAIL", "unsupported-device"}};
+  c = parse_config(fake_env);
+  EXPECT_EQ(c.simulated_failure, strata::agent::SimulatedFailure::kUnsupportedDevice);
+  EXPECT_STREQ(c.warning, "");
+
   g_env = {{"STRATA_AGENT_KERNELS_FAIL", "disk"}};
   c = parse_config(fake_env);
-  EXPECT_FALSE(c.simulate_privilege_failure);
+  EXPECT_EQ(c.simulated_failure, strata::agent::SimulatedFailure::kNone);
   EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_KERNELS_FAIL"), std::string::npos);
 
   // A name too long to keep matches nothing rather than everything.

@@ -146,8 +146,9 @@ bool Tracer::start(const Config& config) {
   CUptiResult rc = cuptiSubscribe(&subscriber, on_cupti_callback, nullptr);
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     log_line(
-        "another CUDA profiler (CUPTI subscriber) is active in this process; "
-        "running untraced");
+        "another CUDA profiler (CUPTI subscriber: nsys, ncu, compute-sanitizer or Kineto) is "
+        "active in this process; running untraced: run the command under strata trace "
+        "without it");
     return false;
   }
   if (rc != CUPTI_SUCCESS) {

@@ -91,7 +91,8 @@ bool KernelProfiler::start(const Config& config) {
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     log_line(
         "another CUDA profiler (CUPTI subscriber: nsys, ncu, compute-sanitizer or Kineto) is "
-        "active in this process; kernels not profiled");
+        "active in this process; kernels not profiled: run the command under strata kernels "
+        "without it");
     return false;
   }
   if (rc != CUPTI_SUCCESS) {
@@ -329,7 +330,7 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   const bool first = first_profiled_;
   first_profiled_ = false;
   current_.header.start_ns = now_ns();
-  if (config_.simulate_privilege_failure && first) {
+  if (config_.simulated_failure == SimulatedFailure::kPrivileges && first) {
     // STRATA_AGENT_KERNELS_FAIL=privileges: what a non-admin user gets where
     // the driver restricts counters, without calling CUPTI.
     status = CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
@@ -449,6 +450,9 @@ RangeSession* KernelProfiler::session_for(CUcontext context, uint32_t device, CU
     return nullptr;
   }
   RangeSession* session = &sessions_[session_count_++];
+  if (config_.simulated_failure == SimulatedFailure::kUnsupportedDevice) {
+    session->simulate_unsupported_device();
+  }
   *status = session->set_up(context, device, &metrics_,
                             config_.kernel_cache_flush ? kReplayRangesPerPass : 1, debug());
   return session;

@@ -71,6 +71,10 @@ class RangeSession {
   CUptiResult evaluate(double* values);
   void tear_down();
 
+  // Tests only (STRATA_AGENT_KERNELS_FAIL=unsupported-device): set_up reads
+  // cuptiProfilerDeviceSupported's answer as a vGPU that cannot be profiled.
+  void simulate_unsupported_device() { simulate_unsupported_ = true; }
+
   CUcontext context() const { return context_; }
   bool ready() const { return profiler_ != nullptr; }
   // "GH100"; empty before set_up got that far.
@@ -81,12 +85,15 @@ class RangeSession {
 
  private:
   CUptiResult traced(const char* call, CUptiResult rc) const;
+  CUptiResult read_counter_availability(CUcontext context);
+  CUptiResult initialize_host();
   CUptiResult set_config(Replay replay);
 
   CUcontext context_ = nullptr;
   uint32_t device_ = 0;
   const MetricList* metrics_ = nullptr;
   bool debug_ = false;
+  bool simulate_unsupported_ = false;
   char chip_name_[64] = {};
   const char* unsupported_reason_ = nullptr;
   size_t passes_ = 0;

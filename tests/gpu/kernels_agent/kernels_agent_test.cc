@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -52,7 +53,8 @@ const char* kEnvNames[] = {"STRATA_RUN_DIR",
                            "STRATA_KERNEL_CACHE_CONTROL",
                            "STRATA_AGENT_DEBUG"};
 
-Profiled run_profiled(const std::map<std::string, std::string>& env) {
+Profiled run_profiled(const std::map<std::string, std::string>& env,
+                      const std::vector<std::string>& args = {}) {
   std::string pattern = (std::filesystem::temp_directory_path() / "strata-kernels-XXXXXX").string();
   std::string dir = mkdtemp(pattern.data());
   setenv("STRATA_RUN_DIR", dir.c_str(), 1);
@@ -60,7 +62,9 @@ Profiled run_profiled(const std::map<std::string, std::string>& env) {
   setenv("STRATA_AGENT_MODE", "kernels", 1);
   for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
   Profiled p;
-  p.result = examples_test::run_command({KERNELS_PROG});
+  std::vector<std::string> argv = {KERNELS_PROG};
+  argv.insert(argv.end(), args.begin(), args.end());
+  p.result = examples_test::run_command(argv);
   for (const char* name : kEnvNames) unsetenv(name);
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     ++p.spools;
@@ -246,6 +250,30 @@ TEST(KernelsAgentGpu, OnlyTheRecordedRelaunchLeavesAKernelRecord) {
   }
 }
 
+// CUPTI's counter availability image costs ~110 ms and is read only when the
+// host will not start without it (range_session.cc): a chip as old as this
+// CUPTI (the H200's GH100 and CUPTI 13.0) starts without it.
+TEST(KernelsAgentGpu, CounterAvailabilityIsReadOnlyWhenTheHostNeedsIt) {
+  STRATA_SKIP_WITHOUT_CUDA_DEVICE();
+  Profiled p = run_profiled({{"STRATA_KERNEL_NAME", "driver_kernel"},
+                             {"STRATA_KERNEL_COUNT", "1"},
+                             {"STRATA_AGENT_DEBUG", "1"}});
+  ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+  ASSERT_EQ(p.launches.size(), 1u) << p.result.err;
+  EXPECT_EQ(p.launches[0].status, 0u) << p.result.err;
+  const std::string& log = p.result.err;
+  const bool started_without =
+      log.find("cuptiProfilerHostInitialize -> CUPTI_SUCCESS") != std::string::npos;
+  const bool read = log.find("cuptiProfilerGetCounterAvailability") != std::string::npos;
+  EXPECT_NE(started_without, read) << log;
+  if (read) {
+    EXPECT_NE(log.find("cuptiProfilerHostInitialize(availability) -> CUPTI_SUCCESS"),
+              std::string::npos)
+        << log;
+  }
+  if (started_without) std::fprintf(stderr, "the host started without the availability image\n");
+}
+
 TEST(KernelsAgentGpu, NoMatchingKernelProfilesNothingButCountsEverything) {
   STRATA_SKIP_WITHOUT_CUDA_DEVICE();
   Profiled p = run_profiled({{"STRATA_KERNEL_NAME", "no_such_kernel"}});
@@ -254,6 +282,24 @@ TEST(KernelsAgentGpu, NoMatchingKernelProfilesNothingButCountsEverything) {
   EXPECT_TRUE(p.intact);
   EXPECT_EQ(seen(p, "scale_kernel"), 3u);
   EXPECT_EQ(seen(p, "other_kernel"), 2u);
+}
+
+// A profiler already subscribed to CUPTI (nsys, compute-sanitizer, Kineto
+// loaded into the program) keeps it: the agent says so in one line, writes
+// no spool, and the program runs as it would alone.
+TEST(KernelsAgentGpu, AnotherCuptiSubscriberIsOneLineAndTheProgramCompletes) {
+  STRATA_SKIP_WITHOUT_CUDA_DEVICE();
+  Profiled p = run_profiled({{"STRATA_KERNEL_NAME", "scale_kernel"}}, {"--cupti-first"});
+  ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+  EXPECT_NE(p.result.out.find("ok"), std::string::npos);
+  EXPECT_NE(p.result.err.find("kernels_prog: subscribed to CUPTI"), std::string::npos)
+      << p.result.err;
+  const std::string line = "strata agent: another CUDA profiler";
+  const size_t at = p.result.err.find(line);
+  ASSERT_NE(at, std::string::npos) << p.result.err;
+  EXPECT_EQ(p.result.err.find(line, at + 1), std::string::npos) << "said twice\n" << p.result.err;
+  EXPECT_EQ(p.spools, 0);
+  EXPECT_TRUE(p.launches.empty());
 }
 
 TEST(KernelsAgentGpu, PrivilegeFailureIsOneLineAChunkWithItsStatusAndTheProgramCompletes) {
@@ -274,6 +320,29 @@ TEST(KernelsAgentGpu, PrivilegeFailureIsOneLineAChunkWithItsStatusAndTheProgramC
   EXPECT_EQ(l.at("launch__grid_size"), 7.0);
   EXPECT_EQ(l.at("launch__block_size"), 128.0);
   EXPECT_GT(l.at("device__attribute_multiprocessor_count"), 0.0);
+  EXPECT_EQ(seen(p, "scale_kernel"), 3u);
+}
+
+// A device CUPTI's range profiler refuses (vGPU, confidential compute, CMP,
+// WSL, an old architecture): the reason cuptiProfilerDeviceSupported gives,
+// in one line; the launch's values without counters; the program completes.
+TEST(KernelsAgentGpu, UnsupportedDeviceIsOneLineWithTheReasonAndTheProgramCompletes) {
+  STRATA_SKIP_WITHOUT_CUDA_DEVICE();
+  Profiled p = run_profiled({{"STRATA_KERNEL_NAME", "scale_kernel"},
+                             {"STRATA_AGENT_KERNELS_FAIL", "unsupported-device"}});
+  ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+  EXPECT_NE(p.result.out.find("ok"), std::string::npos);
+  const std::string line =
+      "cannot be profiled by CUPTI's range profiler (CUPTI_ERROR_NOT_SUPPORTED: vGPU)";
+  const size_t at = p.result.err.find(line);
+  ASSERT_NE(at, std::string::npos) << p.result.err;
+  EXPECT_EQ(p.result.err.find(line, at + 1), std::string::npos) << "said twice\n" << p.result.err;
+  EXPECT_EQ(p.result.err.find("(?)"), std::string::npos) << "chip name unknown\n" << p.result.err;
+  // Profiling stops at the failure: one chunk, for the first scale_kernel.
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].status, 27u);  // CUPTI_ERROR_NOT_SUPPORTED
+  EXPECT_EQ(p.launches[0].metrics.count("gpu__time_duration.sum"), 0u);
+  EXPECT_EQ(p.launches[0].at("launch__grid_size"), 7.0);
   EXPECT_EQ(seen(p, "scale_kernel"), 3u);
 }
 

@@ -7,9 +7,13 @@
 //   driver_ex_kernel  cuLaunchKernelEx    (5,1,1) x (96,1,1), 384 B dynamic shared
 //   coop_kernel       cudaLaunchCooperativeKernel (2,1,1) x (32,1,1)
 //   graph_kernel      captured into a CUDA graph, launched twice (not profiled)
+// With --cupti-first it subscribes to CUPTI itself before its first CUDA call,
+// as a profiler loaded into the program would (the agent must then step aside).
 #include <cuda.h>
+#include <cupti.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "../common.h"
 
@@ -46,7 +50,18 @@ __global__ void graph_kernel(float* x) {
   x[threadIdx.x] *= 0.5f;
 }
 
-int main() {
+static void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+int main(int argc, char** argv) {
+  CUpti_SubscriberHandle own_subscriber = nullptr;
+  if (argc > 1 && std::strcmp(argv[1], "--cupti-first") == 0) {
+    CUptiResult rc = cuptiSubscribe(&own_subscriber, ignore_callback, nullptr);
+    if (rc != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "kernels_prog: cuptiSubscribe: CUptiResult %d\n", static_cast<int>(rc));
+      return 1;
+    }
+    std::fprintf(stderr, "kernels_prog: subscribed to CUPTI\n");
+  }
   constexpr int kN = 1 << 16;
   float* x = nullptr;
   CHECK_CUDA(cudaMalloc(&x, kN * sizeof(float)));
@@ -97,6 +112,7 @@ int main() {
   CHECK_CUDA(cudaGraphDestroy(graph));
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFree(x));
+  if (own_subscriber != nullptr) cuptiUnsubscribe(own_subscriber);
   std::printf("ok\n");
   return 0;
 }
