@@ -605,5 +605,23 @@ recs = kv.compare_launch(ncu_rows[0], obj["kernels"][0])
 check(verdict_of(recs, "gpu__time_duration.sum") == "FAIL",
       "real sgemm_small: 5.95 us (ncu, caches flushed) against 4.77 us is outside 5 %")
 
+# The verdict of a whole case (the benchmark's exit status).
+passed_rec = {"metric": "gpu__time_duration.sum", "verdict": "pass"}
+check(not kv.case_failed({"case": "elementwise", "comparisons": [passed_rec]}),
+      "a case whose comparisons pass passes")
+check(kv.case_failed({"case": "elementwise",
+                      "comparisons": [passed_rec, {"metric": "run", "verdict": "FAIL"}]}),
+      "a case with a FAIL fails")
+check(kv.case_failed({"case": "elementwise", "comparisons": []}),
+      "a case strata should profile that compared nothing fails")
+check(not kv.case_failed({"case": "graph", "comparisons": []}),
+      "the graph case, not profiled by strata as documented, compares nothing and passes")
+check(kv.case_failed({"case": "graph", "comparisons": [{"metric": "run", "verdict": "FAIL"}]}),
+      "the graph case fails when strata profiled it or did not say why not")
+check(not kv.case_failed({"case": "launch_ex",
+                          "comparisons": [{"metric": "sm__cycles_active.avg",
+                                           "verdict": "differs"}]}),
+      "'differs' in a launch-API case does not fail it")
+
 print(f"\ncompare_selftest: {len(failures)} failed" if failures else "\ncompare_selftest: all passed")
 sys.exit(1 if failures else 0)
