@@ -147,8 +147,8 @@ bool Tracer::start(const Config& config) {
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     log_line(
         "another CUDA profiler (CUPTI subscriber: nsys, ncu, compute-sanitizer or Kineto) is "
-        "active in this process; running untraced: run the command under strata trace "
-        "without it");
+        "active in this process; running untraced: remove the other profiler from the command "
+        "(or turn torch.profiler off) and run it again");
     return false;
   }
   if (rc != CUPTI_SUCCESS) {

@@ -91,8 +91,8 @@ bool KernelProfiler::start(const Config& config) {
   if (rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     log_line(
         "another CUDA profiler (CUPTI subscriber: nsys, ncu, compute-sanitizer or Kineto) is "
-        "active in this process; kernels not profiled: run the command under strata kernels "
-        "without it");
+        "active in this process; kernels not profiled: remove the other profiler from the "
+        "command (or turn torch.profiler off) and run it again");
     return false;
   }
   if (rc != CUPTI_SUCCESS) {

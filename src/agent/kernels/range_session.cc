@@ -66,8 +66,9 @@ RangeSession::~RangeSession() {
   tear_down();
 }
 
-// The debug log's clock, in milliseconds (CLOCK_MONOTONIC): the gap between
-// two lines is what the second call cost.
+// The debug log's clock: CLOCK_MONOTONIC in milliseconds, the time each call
+// returned. Between two consecutive CUPTI calls the gap is the second call's
+// cost; between others it also holds the agent's and the program's work.
 static double monotonic_ms() {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -162,12 +163,13 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
       return CUPTI_ERROR_NOT_SUPPORTED;
     }
   }
-  // The counter availability image takes about 110 ms on the H200, a sixth
-  // of all strata adds to a run. CUPTI needs it for chips newer than itself
-  // ("required for future chip support", cupti_profiler_host.h), so it is
-  // read only when the host will not start without it. Where profiling is
-  // restricted to admin users, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES then comes
-  // from a later call (the range profiler's Enable or Start), reported alike.
+  // The counter availability image takes about 110 ms on the H200, some 15 %
+  // of what strata adds to a native run. cupti_profiler_host.h calls it
+  // "required for future chip support", so it is read only when the host will
+  // not start without it. Where profiling is restricted to admin users,
+  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES then comes from a later call
+  // (presumably the range profiler's Enable or Start; no such machine has
+  // confirmed which), and report_failure words it the same.
   if (CUptiResult rc = initialize_host(); rc) {
     if (CUptiResult read = read_counter_availability(context); read) return read;
     if (CUptiResult again = initialize_host(); again) return again;

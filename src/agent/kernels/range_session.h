@@ -4,9 +4,11 @@
 // shared/reference/ncu-metrics.md and NVIDIA's range_profiling sample).
 //
 //   set_up (once, at the context's first profiled launch):
-//     cuptiProfilerInitialize (once per process), cuptiProfilerDeviceSupported,
-//     cuptiDeviceGetChipName, cuptiProfilerGetCounterAvailability (size, then
-//     image), cuptiProfilerHostInitialize, cuptiProfilerHostConfigAddMetrics,
+//     cuptiProfilerInitialize (once per process), cuptiDeviceGetChipName,
+//     cuptiProfilerDeviceSupported, cuptiProfilerHostInitialize (without a
+//     counter availability image; only if that fails
+//     cuptiProfilerGetCounterAvailability, size then image, and a second
+//     try with it), cuptiProfilerHostConfigAddMetrics,
 //     cuptiProfilerHostGetConfigImageSize/GetConfigImage,
 //     cuptiProfilerHostGetNumOfPasses, cuptiRangeProfilerEnable,
 //     cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize
@@ -26,7 +28,8 @@
 // Errors: every call returns the first CUptiResult that was not
 // CUPTI_SUCCESS; the caller records it as the launch's status.
 // Threading: one session is used by one thread at a time (the kernel
-// profiler's lock). Allocation: set_up allocates the three images (malloc).
+// profiler's lock). Allocation: set_up allocates the configuration and counter
+// data images, and the availability image when it reads one (malloc).
 #pragma once
 
 #include <cuda.h>

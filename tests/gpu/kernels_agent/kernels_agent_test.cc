@@ -262,9 +262,15 @@ TEST(KernelsAgentGpu, CounterAvailabilityIsReadOnlyWhenTheHostNeedsIt) {
   ASSERT_EQ(p.launches.size(), 1u) << p.result.err;
   EXPECT_EQ(p.launches[0].status, 0u) << p.result.err;
   const std::string& log = p.result.err;
-  const bool started_without =
-      log.find("cuptiProfilerHostInitialize -> CUPTI_SUCCESS") != std::string::npos;
-  const bool read = log.find("cuptiProfilerGetCounterAvailability") != std::string::npos;
+  // The first host initialization comes before any availability call, and
+  // the image is read exactly when that first try failed.
+  const std::string success = "cuptiProfilerHostInitialize -> CUPTI_SUCCESS";
+  const size_t first_try = log.find("cuptiProfilerHostInitialize -> ");
+  const size_t read_at = log.find("cuptiProfilerGetCounterAvailability");
+  ASSERT_NE(first_try, std::string::npos) << log;
+  const bool read = read_at != std::string::npos;
+  EXPECT_TRUE(!read || first_try < read_at) << log;
+  const bool started_without = log.compare(first_try, success.size(), success) == 0;
   EXPECT_NE(started_without, read) << log;
   if (read) {
     EXPECT_NE(log.find("cuptiProfilerHostInitialize(availability) -> CUPTI_SUCCESS"),
