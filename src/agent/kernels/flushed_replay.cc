@@ -6,11 +6,11 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include <chrono>
 #include <cstring>
 
 #include "agent/kernels/driver_launch_params.h"
 #include "agent/kernels/launch_params.h"
+#include "common/clock.h"
 
 namespace strata::agent::kernels {
 
@@ -54,10 +54,16 @@ void load_checkpoint_api() {
   g_checkpoint.free = reinterpret_cast<CheckpointCall>(dlsym(library, "cuptiCheckpointFree"));
 }
 
-using Clock = std::chrono::steady_clock;
+double ms_since(int64_t start_ns) {
+  return static_cast<double>(monotonic_ns() - start_ns) / 1e6;
+}
 
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+// A checkpoint restore, its time added to `*restore_ms`.
+CUptiResult timed_restore(CUpti_Checkpoint& checkpoint, double* restore_ms) {
+  const int64_t start = monotonic_ns();
+  CUptiResult restored = g_checkpoint.restore(&checkpoint);
+  *restore_ms += ms_since(start);
+  return restored;
 }
 
 // The program's launch once more: the same entry point, the same arguments
@@ -154,7 +160,7 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
   std::memset(&checkpoint, 0, sizeof(checkpoint));
   checkpoint.structSize = CUpti_Checkpoint_STRUCT_SIZE;
   checkpoint.ctx = context;
-  const Clock::time_point save_start = Clock::now();
+  const int64_t save_start = monotonic_ns();
   CUptiResult saved = g_checkpoint.save(&checkpoint);
   result.save_ms = ms_since(save_start);
   if (saved != CUPTI_SUCCESS) {
@@ -170,7 +176,7 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
                               ? CU_STREAM_PER_THREAD
                               : decoded.stream;
   bool all_submitted = false;
-  const Clock::time_point passes_start = Clock::now();
+  const int64_t passes_start = monotonic_ns();
   while (!all_submitted) {
     if (result.passes == kMaxPasses) {
       result.status = CUPTI_ERROR_INVALID_OPERATION;
@@ -178,9 +184,7 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
       break;
     }
     if (result.passes > 0) {
-      const Clock::time_point restore_start = Clock::now();
-      CUptiResult restored = g_checkpoint.restore(&checkpoint);
-      result.restore_ms += ms_since(restore_start);
+      CUptiResult restored = timed_restore(checkpoint, &result.restore_ms);
       if (restored != CUPTI_SUCCESS) {
         result.status = restored;
         result.failed_call = "cuptiCheckpointRestore";
@@ -217,16 +221,14 @@ ReplayResult replay_flushed(const DriverApi& api, RangeSession& session, CacheFl
   result.passes_ms = ms_since(passes_start) - result.restore_ms;
   // Every path: the program's launch must find memory as it left it.
   if (result.passes > 0) {
-    const Clock::time_point restore_start = Clock::now();
-    CUptiResult rc = g_checkpoint.restore(&checkpoint);
-    result.restore_ms += ms_since(restore_start);
+    CUptiResult rc = timed_restore(checkpoint, &result.restore_ms);
     if (rc != CUPTI_SUCCESS && result.status == CUPTI_SUCCESS) {
       result.status = rc;
       result.failed_call = "cuptiCheckpointRestore";
     }
   }
   if (result.status == CUPTI_SUCCESS) {
-    const Clock::time_point recorded_start = Clock::now();
+    const int64_t recorded_start = monotonic_ns();
     result.recorded = recorded_relaunch(api, launch, records, checkpoint);
     result.recorded_ms = ms_since(recorded_start);
   }

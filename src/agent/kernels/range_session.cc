@@ -4,12 +4,12 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 #include <pthread.h>
-#include <time.h>
 
 #include <cstdlib>
 #include <cstring>
 
 #include "agent/log.h"
+#include "common/clock.h"
 
 namespace strata::agent::kernels {
 
@@ -66,18 +66,14 @@ RangeSession::~RangeSession() {
   tear_down();
 }
 
-// The debug log's clock: CLOCK_MONOTONIC in milliseconds, the time each call
-// returned. Between two consecutive CUPTI calls the gap is the second call's
-// cost; between others it also holds the agent's and the program's work.
-static double monotonic_ms() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
-}
-
+// t= is when the call returned, on strata's clock (CLOCK_MONOTONIC), in ms.
+// Between two consecutive CUPTI calls the gap is the second call's cost;
+// between others it also holds the agent's and the program's work.
 CUptiResult RangeSession::traced(const char* call, CUptiResult rc) const {
-  if (debug_)
-    log_line("kernels: %s -> %s (t=%.1f ms)", call, cupti_result_name(rc), monotonic_ms());
+  if (debug_) {
+    log_line("kernels: %s -> %s (t=%.1f ms)", call, cupti_result_name(rc),
+             static_cast<double>(monotonic_ns()) / 1e6);
+  }
   return rc;
 }
 
