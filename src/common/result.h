@@ -57,4 +57,25 @@ inline Error make_error(std::string message) {
   return Error{std::move(message)};
 }
 
+// Error propagation, written once instead of `if (!x) return x.error();` at
+// every call site. Both work in any function returning Result<U> or Status.
+//
+//   STRATA_TRY(store.write(rows));              // a Status or Result<T>: stop on error
+//   STRATA_ASSIGN_OR_RETURN(auto rows, read(db));  // declare or assign from a Result<T>
+#define STRATA_RESULT_CONCAT_INNER(a, b) a##b
+#define STRATA_RESULT_CONCAT(a, b) STRATA_RESULT_CONCAT_INNER(a, b)
+
+#define STRATA_TRY(expr)                                        \
+  do {                                                          \
+    auto&& strata_try_result_ = (expr);                         \
+    if (!strata_try_result_) return strata_try_result_.error(); \
+  } while (0)
+
+#define STRATA_ASSIGN_OR_RETURN(lhs, expr) \
+  STRATA_ASSIGN_OR_RETURN_IMPL(STRATA_RESULT_CONCAT(strata_result_, __LINE__), lhs, expr)
+#define STRATA_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                 \
+  if (!tmp) return tmp.error();                      \
+  lhs = std::move(tmp).value()
+
 }  // namespace strata
