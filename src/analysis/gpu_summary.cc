@@ -17,6 +17,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "common/global_id.h"
+
 namespace strata::analysis {
 
 using store::GpuTables;
@@ -155,8 +157,8 @@ constexpr const char* kNoStringIds = "file does not contain StringIds table.";
 constexpr const char* kNoNvtx = "does not contain NV Tools Extension (NVTX) data.";
 
 // The process bits of a serialized GlobalId (nsys: globalTid & 0xFFFFFFFFFF000000).
-int64_t process_bits(int64_t global_id) {
-  return static_cast<int64_t>(static_cast<uint64_t>(global_id) & 0xFFFFFFFFFF000000ull);
+int64_t process_bits(int64_t gid) {
+  return global_id::process_of(gid);
 }
 
 struct PairHash {
@@ -506,7 +508,7 @@ KernExecSummary cuda_kern_exec_sum(const GpuTables& t) {
     auto raw = std::make_tuple(gtid, k.device_id[i], r.name_id[j], k.name_id[i]);
     auto it = raw_groups.find(raw);
     if (it == raw_groups.end()) {
-      FinalKey key{(gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF, k.device_id[i],
+      FinalKey key{global_id::pid_of(gtid), global_id::tid_of(gtid), k.device_id[i],
                    strip_version_suffix(string_or_unknown(t, r.name_id[j])),
                    string_or_unknown(t, k.name_id[i])};
       auto [f, inserted] = final_groups.try_emplace(key, static_cast<int32_t>(keys.size()));
@@ -657,3 +659,4 @@ OpTable op_table(const GpuTables& t, const OpTableOptions& options) {
 }
 
 }  // namespace strata::analysis
+

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/global_id.h"
 #include "common/strings.h"
 #include "store/gpu_tables.h"
 #include "store/sqlite_util.h"
@@ -268,7 +269,7 @@ class TimelineLoader {
       int64_t domain = r.column_int(6);
       if (type == store::kNvtxDomainCreate) {
         // Rows come by start: the earliest creation names the domain.
-        domains.try_emplace({n.global_tid & ~int64_t{0xFFFFFF}, domain}, n.name);
+        domains.try_emplace({global_id::process_of(n.global_tid), domain}, n.name);
         return;
       }
       n.push_pop = push_pop;
@@ -281,7 +282,7 @@ class TimelineLoader {
         n.unterminated = true;
       }
       if (domain != 0) {
-        auto it = domains.find({n.global_tid & ~int64_t{0xFFFFFF}, domain});
+        auto it = domains.find({global_id::process_of(n.global_tid), domain});
         n.domain = it != domains.end() ? it->second : fmt::format("domain {}", domain);
       }
       out_.nvtx_ranges.push_back(std::move(n));

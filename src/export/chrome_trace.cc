@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/global_id.h"
 #include "export/slice_lanes.h"
 
 namespace strata::exporter {
@@ -26,22 +27,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // args keep the order they are written in
 
-constexpr int64_t kLow24 = 0xFFFFFF;
-int64_t pid_of(int64_t global_id) {
-  return (global_id >> 24) & kLow24;
-}
-int64_t tid_of(int64_t global_tid) {
-  return global_tid & kLow24;
-}
-// The process part of a globalTid, as nsys joins threads to processes.
-int64_t global_pid_of(int64_t global_tid) {
-  return global_tid & ~kLow24;
-}
+using global_id::pid_of;
+using global_id::tid_of;
+constexpr auto global_pid_of = global_id::process_of;
 
 // Tracks other than a thread's API calls get tids from here up: real tids
 // fit in 24 bits (the GlobalId's tid field), so they never collide, and
 // viewers that order threads by tid (Perfetto) put them after the threads.
-constexpr int64_t kSyntheticTidBase = int64_t{1} << 24;
+constexpr int64_t kSyntheticTidBase = global_id::kFieldMask + 1;
 
 // Perfetto reads "displayTimeUnit": "ns" as "ts is in ns", unlike Chrome,
 // which only changes the ruler; so it is left out and ts is always in us.
@@ -230,7 +223,7 @@ class Exporter {
     // ThreadNames is keyed by globalTid; the high bits beyond the pid
     // (hardware and VM ids) come from the process's globalPid.
     auto p = processes_.find(pid);
-    int64_t global_tid = (p == processes_.end() ? (pid << 24) : p->second.global_pid) | tid;
+    int64_t global_tid = (p == processes_.end() ? global_id::make_pid(pid) : p->second.global_pid) | tid;
     auto it = t_.thread_names.find(global_tid);
     if (it != t_.thread_names.end() && !it->second.empty()) return it->second;
     return fmt::format("thread {}", tid);

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "common/global_id.h"
 #include "store/sqlite_util.h"
 
 namespace strata::store {
@@ -224,8 +225,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     CpuSampleRow s;
     s.time_ns = samples->column_int(0);
     int64_t gtid = samples->column_int(1);
-    s.pid = static_cast<int32_t>((gtid >> 24) & 0xFFFFFF);
-    s.tid = static_cast<int32_t>(gtid & 0xFFFFFF);
+    s.pid = static_cast<int32_t>(global_id::pid_of(gtid));
+    s.tid = static_cast<int32_t>(global_id::tid_of(gtid));
     s.stack = samples->column_null(2) ? -1 : samples->column_int(2);
     if (s.stack >= static_cast<int64_t>(rows.stacks.size())) {
       return make_error(where + "strata_cpu_samples names missing stack " +
@@ -244,8 +245,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   while ((rc = calls->step()) == SQLITE_ROW) {
     CpuCallRow c;
     int64_t gtid = calls->column_int(0);
-    c.pid = static_cast<int32_t>((gtid >> 24) & 0xFFFFFF);
-    c.tid = static_cast<int32_t>(gtid & 0xFFFFFF);
+    c.pid = static_cast<int32_t>(global_id::pid_of(gtid));
+    c.tid = static_cast<int32_t>(global_id::tid_of(gtid));
     c.time_ns = calls->column_int(1);
     c.frame = calls->column_int(2);
     c.exit = calls->column_int(3) != 0;
@@ -263,8 +264,9 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (!threads) return threads.error();
   while ((rc = threads->step()) == SQLITE_ROW) {
     int64_t gtid = threads->column_int(0);
-    rows.threads.push_back({static_cast<int32_t>((gtid >> 24) & 0xFFFFFF),
-                            static_cast<int32_t>(gtid & 0xFFFFFF), threads->column_text(1)});
+    rows.threads.push_back({static_cast<int32_t>(global_id::pid_of(gtid)),
+                            static_cast<int32_t>(global_id::tid_of(gtid)),
+                            threads->column_text(1)});
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "ThreadNames");
   auto processes =

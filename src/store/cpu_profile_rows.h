@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/global_id.h"
 #include "common/result.h"
 #include "store/trace_db.h"
 
@@ -62,9 +63,9 @@ struct CpuProfileRows {
   std::vector<std::pair<int32_t, std::string>> processes;  // pid, command
 };
 
-// nsys's serialized thread id: pid in bits 24..47, tid in the low 24 bits.
+// nsys's serialized thread id (common/global_id.h).
 inline int64_t global_tid(int32_t pid, int32_t tid) {
-  return (int64_t{pid} << 24) | (int64_t{tid} & 0xFFFFFF);
+  return global_id::make_tid(pid, tid);
 }
 
 Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows);
