@@ -12,10 +12,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "cli/cpu_capture.h"
+#include "analysis/cpu_profile_rows_convert.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_instrument.h"
-#include "cli/cpu_profile_rows_convert.h"
 #include "cli/cpu_sampling.h"
 #include "cli/new_trace.h"
 #include "cli/verbs.h"
@@ -53,7 +52,7 @@ int run_instrumented_cpu(const CpuOptions& opt, store::TraceWriter& writer, stor
   info.signal = run->process.signal;
   for (const auto& note : run->data.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
   Status written = writer.write_run(info);
-  if (written) written = store::write_cpu_profile(writer, to_rows(run->data.profile));
+  if (written) written = store::write_cpu_profile(writer, analysis::to_rows(run->data.profile));
   if (written) {
     written = writer.add_counter("instrument.dropped_events",
                                  static_cast<int64_t>(run->data.counters.dropped_events));

@@ -4,10 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli/cpu_profile_rows_convert.h"
 #include "common/strings.h"
+#include "import/cpu/store_profile.h"
 #include "sampler/inprocess/inprocess_sampler.h"
-#include "store/cpu_profile_rows.h"
 
 namespace strata::cli {
 
@@ -77,9 +76,9 @@ void print_sampling_notes(const sampler::RawProfile& raw) {
 
 BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
                                    uint32_t stack_bytes) {
-  BuildOptions build;
+  import::BuildOptions build;
   build.python_stacks = python_stacks;
-  BuiltProfile built = build_profile(run.raw, build);
+  BuiltProfile built = import::build_profile(run.raw, build);
   if (run.in_process) built.profile.mode = analysis::ProfileMode::kInProcess;
   if (built.counters.unwind_truncated > 0) {
     std::fprintf(stderr,
@@ -91,16 +90,7 @@ BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
 }
 
 Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built) {
-  Status written = store::write_cpu_profile(writer, to_rows(built.profile));
-  if (written) {
-    written = writer.add_counter("cpu.unwind_truncated",
-                                 static_cast<int64_t>(built.counters.unwind_truncated));
-  }
-  if (written) {
-    written = writer.add_counter("cpu.unwind_incomplete",
-                                 static_cast<int64_t>(built.counters.unwind_incomplete));
-  }
-  return written;
+  return import::store_profile(writer, built);
 }
 
 }  // namespace strata::cli

@@ -1,19 +1,19 @@
 // Turns what the sampler captured (registers, stack copies or callchains,
 // mappings) into an analysis::Profile: unwinds each sample offline with DWARF
 // CFI (or takes the kernel's frame-pointer callchain), symbolizes the frames,
-// and names Python functions from CPython's perf maps.
+// and names Python functions from CPython's perf maps. The import step of
+// the CPU data path: sampler -> import -> store -> analysis.
 //
 // Threading: single-threaded; it owns a Symbolizer for the call.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "analysis/cpu_profile.h"
 #include "sampler/sampler.h"
 
-namespace strata::cli {
+namespace strata::import {
 
 struct CaptureCounters {
   uint64_t unwind_truncated = 0;   // stacks cut by the stack-copy size
@@ -39,8 +39,4 @@ struct BuildOptions {
 
 BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& options);
 
-// Splits a CPython perf-map name "py::qualname:filename" into its parts;
-// returns false for other names.
-bool split_python_name(const std::string& name, std::string* function, std::string* file);
-
-}  // namespace strata::cli
+}  // namespace strata::import
