@@ -59,8 +59,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
     run.in_process = true;
     raw = in_process_run();
   }
-  if (!raw) return raw.error();
-  run.raw = std::move(*raw);
+  STRATA_ASSIGN_OR_RETURN(run.raw, std::move(raw));
   return run;
 }
 

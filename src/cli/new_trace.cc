@@ -71,4 +71,10 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
                   std::move(rank)};
 }
 
+Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest) {
+  STRATA_TRY(trace.writer.write_run(trace.info));
+  STRATA_TRY(write_rest());
+  return trace.writer.commit();
+}
+
 }  // namespace strata::cli
