@@ -57,6 +57,8 @@ class LineSplitter {
   std::string pending_;
 };
 
+}  // namespace
+
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, int error_fd) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
@@ -68,8 +70,6 @@ class LineSplitter {
   (void)!::write(error_fd, &err, sizeof err);
   _exit(127);
 }
-
-}  // namespace
 
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options) {
