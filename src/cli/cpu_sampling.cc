@@ -77,8 +77,8 @@ BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
                                    uint32_t stack_bytes) {
   import::BuildOptions build;
   build.python_stacks = python_stacks;
+  if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
   BuiltProfile built = import::build_profile(run.raw, build);
-  if (run.in_process) built.profile.mode = analysis::ProfileMode::kInProcess;
   if (built.counters.unwind_truncated > 0) {
     std::fprintf(stderr,
                  "strata: %llu stacks were deeper than the %u-byte stack copy and are cut short "

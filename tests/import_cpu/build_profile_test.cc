@@ -126,6 +126,12 @@ TEST_F(BuildProfileTest, RunFiguresComeFromTheRawProfile) {
   EXPECT_EQ(p.samples[0].pid, static_cast<int32_t>(kPid));
 }
 
+TEST_F(BuildProfileTest, TheModeSaysWhichSamplerRan) {
+  raw_.samples.push_back(fp_sample(raw_, kPid, 100, {leaf_pc()}));
+  options_.mode = analysis::ProfileMode::kInProcess;
+  EXPECT_EQ(build_profile(raw_, options_).profile.mode, analysis::ProfileMode::kInProcess);
+}
+
 TEST_F(BuildProfileTest, NativeFramesAreSymbolized) {
   raw_.samples.push_back(fp_sample(raw_, kPid, 100, {leaf_pc()}));
   BuiltProfile built = build_profile(raw_, options_);

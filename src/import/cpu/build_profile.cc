@@ -180,7 +180,7 @@ void add_threads_and_processes(const sampler::RawProfile& raw, analysis::Profile
 BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& options) {
   BuiltProfile built;
   analysis::Profile& profile = built.profile;
-  profile.mode = analysis::ProfileMode::kPerfEvent;
+  profile.mode = options.mode;
   profile.rate_hz = raw.frequency_hz;
   profile.wall_ns = raw.end_ns - raw.start_ns;
   profile.cpu_ns = raw.user_ns + raw.sys_ns;

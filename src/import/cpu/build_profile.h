@@ -27,6 +27,9 @@ struct BuiltProfile {
 };
 
 struct BuildOptions {
+  // Which sampler captured the samples (kInProcess: the LD_PRELOAD'ed SIGPROF
+  // fallback); the profile and the reports say so.
+  analysis::ProfileMode mode = analysis::ProfileMode::kPerfEvent;
   size_t max_frames = 256;
   // Read /tmp/perf-PID.map of every sampled process and delete it afterwards
   // (only strata's own children are sampled, so the files are ours to remove).
