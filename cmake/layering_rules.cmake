@@ -18,9 +18,10 @@
 #   NEVER: what the layering forbids it; the rule list itself is rejected
 #         when USES reaches one of them, so an edit here cannot quietly
 #         break DESIGN.md.
-# strata_layer_target(<target> USES <modules>): a target held to less than
-#   its folder's rule. Checked on the link graph only; a listed target that
-#   does not exist is skipped.
+# strata_layer_target(<target> USES <modules> FILES <its sources under src/>):
+#   a target held to less than its folder's rule, on the link graph and, for
+#   FILES, on includes (headers of its own folder stay allowed). A listed
+#   target or file that does not exist is skipped.
 # strata_layer_exception(<file under src/> <included header> <why>): a known
 #   include that breaks the rule and is being removed; say by what.
 
@@ -59,8 +60,9 @@ strata_layer(symbolize DIR symbolize
 strata_layer(sampler_inprocess DIR sampler/inprocess
   USES sampler format
   NEVER agent store ingest import import_cpu analysis report export cli)
-# libstrata_sigprof.so is preloaded into the profiled process: like the agent.
-strata_layer_target(strata_sigprof USES format)
+# libstrata_sigprof.so is preloaded into the profiled process: like the agent
+# (its folder's own headers aside).
+strata_layer_target(strata_sigprof USES format FILES sampler/inprocess/sigprof_preload.cc)
 
 # The trace database. Import writes it and analysis reads it, so it never
 # depends on either, nor on what sits above them.

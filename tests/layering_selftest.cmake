@@ -61,6 +61,9 @@ plant(analysis/bad.cc "#include \"import/cpu/to_profile.h\"\n" "analysis on impo
       "src/analysis/bad.cc: analysis must not include import_cpu's import/cpu/to_profile.h")
 plant(cli/bad.cc "#include \"agent/config.h\"\n" "cli on agent"
       "src/cli/bad.cc: cli must not include agent's agent/config.h")
+plant(sampler/inprocess/sigprof_preload.cc "#include \"sampler/sampler.h\"\n"
+      "the preload library on the sampler"
+      "src/sampler/inprocess/sigprof_preload.cc: sampler_inprocess must not include sampler's")
 plant(newthing/x.cc "#include \"common/strings.h\"\n" "a folder in no module"
       "src/newthing/x.cc: its folder is in no module")
 
