@@ -353,9 +353,7 @@ Result<std::vector<KernelRow>> TraceReader::kernels() const {
                    "LEFT JOIN strata_kernel_graphs AS g ON g.correlation_id = k.correlationId "
                    "AND g.global_pid IS k.globalPid ORDER BY k.rowid"
                  : "NULL FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ORDER BY k.rowid";
-  STRATA_ASSIGN_OR_RETURN(auto stmt, impl_->prepare(text));
-  int rc;
-  while ((rc = stmt.step()) == SQLITE_ROW) {
+  STRATA_TRY(impl_->for_each_row(text, [&](sql::Statement& stmt) {
     KernelRow k;
     int64_t* fields[] = {&k.start,
                          &k.end,
@@ -385,8 +383,7 @@ Result<std::vector<KernelRow>> TraceReader::kernels() const {
     k.graph_node_id = stmt.column_optional_int(index++);
     k.graph_id = stmt.column_optional_int(index);
     out.push_back(k);
-  }
-  if (rc != SQLITE_DONE) return read_error(impl_->db, impl_->name);
+  }));
   return out;
 }
 
