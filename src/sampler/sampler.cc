@@ -357,7 +357,7 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
     n = read(go_fd, &go, 1);
   } while (n < 0 && errno == EINTR);
   if (n != 1) _exit(127);  // the parent gave up (no events): never run the command
-  exec_child(argv, error_fd);
+  exec_or_report(argv, error_fd);
 }
 
 void close_fd(int& fd) {
