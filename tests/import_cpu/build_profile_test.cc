@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "util/temp_dir.h"
+
 // A function of this binary for the symbolizer to find by name.
 extern "C" __attribute__((noinline)) int strata_import_cpu_test_leaf(int x) {
   return x * 3 + 1;
@@ -72,9 +74,7 @@ sampler::Sample fp_sample(sampler::RawProfile& raw, uint32_t tid, uint64_t time,
 class BuildProfileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "strata_import_cpu_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = tmp_.path().string();
     options_.perf_map_dir = dir_;
 
     std::ofstream(dir_ + "/app.py") << "import sys\n\ndef work():\n    pass\n";
@@ -100,11 +100,10 @@ class BuildProfileTest : public ::testing::Test {
                   {10, kPid, kPid, true, "app"},  // exec renamed the main thread
                   {20, kPid, kPid + 1, false, "worker"}};
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::string perf_map_path() const { return dir_ + "/perf-" + std::to_string(kPid) + ".map"; }
   uint64_t leaf_pc() const { return reinterpret_cast<uint64_t>(&strata_import_cpu_test_leaf) + 1; }
 
+  test_util::TempDir tmp_{"strata-import-cpu"};
   std::string dir_;
   sampler::RawProfile raw_;
   BuildOptions options_;

@@ -1,11 +1,12 @@
 #include "import/cpu/python_frames.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <string>
+
+#include "util/temp_dir.h"
 
 namespace strata::import {
 namespace {
@@ -54,10 +55,6 @@ TEST(IsSystemLibrary, CLibraryLoaderAndMath) {
 class PythonSourcesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = ::testing::TempDir() + "strata_python_sources_XXXXXX.py";
-    int fd = mkstemps(path_.data(), 3);
-    ASSERT_GE(fd, 0);
-    close(fd);
     std::ofstream out(path_);
     out << "import os\n"               // 1
            "class Model:\n"            // 2
@@ -69,8 +66,8 @@ class PythonSourcesTest : public ::testing::Test {
            "def helper (x):\n"         // 8
            "def forward(x):\n";        // 9
   }
-  void TearDown() override { unlink(path_.c_str()); }
-  std::string path_;
+  test_util::TempDir dir_{"strata-python-sources"};
+  std::string path_ = dir_.file("app.py");
 };
 
 TEST_F(PythonSourcesTest, FindsTheDefLineOfTheLastNamePart) {
