@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,9 +15,8 @@
 #include <system_error>
 #include <utility>
 
-#include "agent/instrument/instrument_format.h"
 #include "format/byte_order.h"
-#include "format/crc32.h"
+#include "format/instrument_payloads.h"
 #include "format/payloads.h"
 #include "format/spool_format.h"
 #include "format/spool_reader.h"
@@ -26,9 +24,6 @@
 
 namespace strata::cli {
 namespace {
-
-using instrument::kEventsPrefix;
-using instrument::kWordSize;
 
 struct RawEvent {
   uint64_t stamp;  // on the thread's clock, absolute
@@ -42,7 +37,7 @@ struct RawEvent {
 struct RawThread {
   int32_t pid = 0;
   int32_t tid = 0;
-  instrument::InstrumentClock clock = instrument::InstrumentClock::kMonotonic;
+  format::InstrumentClock clock = format::InstrumentClock::kMonotonic;
   std::vector<RawEvent> events;
 };
 
@@ -76,25 +71,17 @@ struct SpoolData {
 
 void add_events(std::span<const std::byte> payload, SpoolData& spool,
                 InstrumentCounters& counters) {
-  if (payload.size() < kEventsPrefix || (payload.size() - kEventsPrefix) % kWordSize != 0) {
+  auto chunk = format::decode_instrument_events(payload);
+  if (!chunk) {
     ++counters.malformed_chunks;
     return;
   }
-  namespace off = instrument::events_offset;
-  const std::byte* p = payload.data();
-  auto tid = static_cast<int32_t>(format::load_le32(p + off::kTid));
-  auto clock = static_cast<instrument::InstrumentClock>(format::load_le32(p + off::kClock));
-  if (clock != instrument::InstrumentClock::kMonotonic &&
-      clock != instrument::InstrumentClock::kTsc) {
-    ++counters.malformed_chunks;
-    return;
-  }
-  if (clock == instrument::InstrumentClock::kTsc) {
+  if (chunk->clock == format::InstrumentClock::kTsc) {
     Calibration c;
-    c.ref_ns = static_cast<int64_t>(format::load_le64(p + off::kRefNs));
-    c.ref_ticks = format::load_le64(p + off::kRefTicks);
-    c.now_ns = static_cast<int64_t>(format::load_le64(p + off::kNowNs));
-    c.now_ticks = format::load_le64(p + off::kNowTicks);
+    c.ref_ns = chunk->ref_ns;
+    c.ref_ticks = chunk->ref_ticks;
+    c.now_ns = chunk->now_ns;
+    c.now_ticks = chunk->now_ticks;
     c.valid = c.now_ticks > c.ref_ticks && c.now_ns >= c.ref_ns;
     Calibration& best = spool.calibration;
     if (c.valid && (!best.valid || c.now_ticks - c.ref_ticks > best.now_ticks - best.ref_ticks)) {
@@ -104,20 +91,22 @@ void add_events(std::span<const std::byte> payload, SpoolData& spool,
       best.ref_ticks = c.ref_ticks;
     }
   }
+  auto tid = static_cast<int32_t>(chunk->tid);
   RawThread& thread = spool.threads[tid];
   thread.pid = spool.pid;
   thread.tid = tid;
-  thread.clock = clock;
-  size_t count = (payload.size() - kEventsPrefix) / kWordSize;
+  thread.clock = chunk->clock;
+  const size_t count = chunk->word_count();
+  const std::byte* words = chunk->words.data();
   thread.events.reserve(thread.events.size() + count);
   // Deltas count from the chunk's own clock records: a chunk decodes alone.
   std::optional<uint64_t> previous;
   for (size_t i = 0; i < count; ++i) {
-    uint64_t word = format::load_le64(p + kEventsPrefix + i * kWordSize);
-    uint64_t address = word & instrument::kAddressMask;
+    uint64_t word = format::load_le64(words + i * format::kInstrumentWordSize);
+    uint64_t address = word & format::kInstrumentAddressMask;
     if (address == 0) {
       if (i + 1 < count) {
-        previous = format::load_le64(p + kEventsPrefix + ++i * kWordSize);
+        previous = format::load_le64(words + ++i * format::kInstrumentWordSize);
       } else {
         ++counters.torn_events;  // a clock record cut off by the exit snapshot
       }
@@ -127,63 +116,20 @@ void add_events(std::span<const std::byte> payload, SpoolData& spool,
       ++counters.torn_events;
       continue;
     }
-    *previous += word >> instrument::kDeltaShift;
-    thread.events.push_back(RawEvent{*previous, address, (word & instrument::kExitBit) != 0});
+    *previous += word >> format::kInstrumentDeltaShift;
+    thread.events.push_back(RawEvent{*previous, address, (word & format::kInstrumentExitBit) != 0});
   }
 }
 
 void add_memory_map(std::span<const std::byte> payload, SpoolData& spool,
                     InstrumentCounters& counters) {
-  if (payload.size() < instrument::kMemoryMapPrefix) {
+  auto map = format::decode_memory_map(payload);
+  if (!map) {
     ++counters.malformed_chunks;
     return;
   }
-  spool.maps.append(reinterpret_cast<const char*>(payload.data()) + instrument::kMemoryMapPrefix,
-                    payload.size() - instrument::kMemoryMapPrefix);
+  spool.maps.append(map->text);
   if (!spool.maps.empty() && spool.maps.back() != '\n') spool.maps.push_back('\n');
-}
-
-void add_instrument_chunk(uint32_t kind, std::span<const std::byte> payload, SpoolData& spool,
-                          InstrumentCounters& counters) {
-  if (kind == instrument::kInstrumentEventsKindNumber) {
-    add_events(payload, spool, counters);
-  } else if (kind == instrument::kMemoryMapKindNumber) {
-    add_memory_map(payload, spool, counters);
-  }
-}
-
-constexpr bool kReaderKnowsInstrumentKinds =
-    format::is_known_kind(instrument::kInstrumentEventsKindNumber) &&
-    format::is_known_kind(instrument::kMemoryMapKindNumber);
-
-// The instrument chunks of a spool for a format build whose SpoolReader does
-// not know kinds 7 and 8 yet (it skips them unread): a scan that accepts a
-// position only where a whole chunk passes its CRC, as the reader does.
-// Damage itself is counted by the reader's pass over the same file.
-void scan_instrument_chunks(const std::string& path, uint32_t header_size, SpoolData& spool,
-                            InstrumentCounters& counters) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
-  size_t size = bytes.size();
-  size_t pos = header_size;
-  while (pos + format::kChunkHeaderSize <= size) {
-    const std::byte* p = data + pos;
-    if (format::load_le32(p + format::chunk_offset::kMarker) == format::kChunkMarker) {
-      uint32_t kind = format::load_le32(p + format::chunk_offset::kKind);
-      uint32_t length = format::load_le32(p + format::chunk_offset::kLength);
-      if (length <= format::kMaxChunkPayload && length <= size - pos - format::kChunkHeaderSize) {
-        uint32_t crc = format::crc32_update(0, p + format::chunk_offset::kKind, 8);
-        crc = format::crc32_update(crc, p + format::kChunkHeaderSize, length);
-        if (crc == format::load_le32(p + format::chunk_offset::kCrc)) {
-          add_instrument_chunk(kind, {p + format::kChunkHeaderSize, length}, spool, counters);
-          pos += format::kChunkHeaderSize + format::align_chunk(length);
-          continue;
-        }
-      }
-    }
-    ++pos;
-  }
 }
 
 std::string join_args(const std::vector<std::string_view>& args) {
@@ -208,7 +154,6 @@ std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile
   spool.pid = static_cast<int32_t>(reader->header().pid);
   format::Chunk chunk;
   while (reader->next(&chunk)) {
-    auto kind = static_cast<uint32_t>(chunk.kind);
     switch (chunk.kind) {
       case format::ChunkKind::kThreadName: {
         auto name = format::decode_thread_name(chunk.payload);
@@ -242,15 +187,15 @@ std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile
         }
         break;
       }
+      case format::ChunkKind::kInstrumentEvents:
+        add_events(chunk.payload, spool, counters);
+        break;
+      case format::ChunkKind::kMemoryMap:
+        add_memory_map(chunk.payload, spool, counters);
+        break;
       default:
-        if constexpr (kReaderKnowsInstrumentKinds) {
-          add_instrument_chunk(kind, chunk.payload, spool, counters);
-        }
         break;
     }
-  }
-  if constexpr (!kReaderKnowsInstrumentKinds) {
-    scan_instrument_chunks(path, reader->header().header_size, spool, counters);
   }
   const format::SpoolStats& stats = reader->stats();
   counters.damaged_chunks += stats.crc_failures;
@@ -357,9 +302,8 @@ InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths
       calls.events.reserve(raw.events.size());
       for (const RawEvent& e : raw.events) {
         analysis::CallEvent ev;
-        ev.time_ns = raw.clock == instrument::InstrumentClock::kTsc
-                         ? spool.calibration.to_ns(e.stamp)
-                         : static_cast<int64_t>(e.stamp);
+        ev.time_ns = raw.clock == format::InstrumentClock::kTsc ? spool.calibration.to_ns(e.stamp)
+                                                                : static_cast<int64_t>(e.stamp);
         ev.kind = e.exit ? analysis::CallKind::kExit : analysis::CallKind::kEnter;
         ev.frame = frame_for(e.address);
         calls.events.push_back(ev);
@@ -410,16 +354,16 @@ Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
 
   // The child inherits strata's environment; the variable is strata's own
   // for the duration of the run and restored afterwards.
-  const char* previous = std::getenv(instrument::kDirEnv);
+  const char* previous = std::getenv(format::kInstrumentDirEnv);
   std::optional<std::string> saved = previous ? std::optional<std::string>(previous) : std::nullopt;
-  setenv(instrument::kDirEnv, dir.c_str(), 1);
+  setenv(format::kInstrumentDirEnv, dir.c_str(), 1);
   ProcessOptions po;
   po.output = options.output;
   auto result = run_process(argv, po);
   if (saved) {
-    setenv(instrument::kDirEnv, saved->c_str(), 1);
+    setenv(format::kInstrumentDirEnv, saved->c_str(), 1);
   } else {
-    unsetenv(instrument::kDirEnv);
+    unsetenv(format::kInstrumentDirEnv);
   }
 
   std::vector<std::string> paths;

@@ -36,41 +36,21 @@ bool take_padded_name(std::span<const std::byte> payload, size_t* at, uint64_t l
 }  // namespace
 
 const char* chunk_kind_name(uint32_t kind) {
-  switch (static_cast<ChunkKind>(kind)) {
-    case ChunkKind::kCuptiBuffer:
-      return "cupti-buffer";
-    case ChunkKind::kStrings:
-      return "strings";
-    case ChunkKind::kDropCounters:
-      return "drop-counters";
-    case ChunkKind::kThreadName:
-      return "thread-name";
-    case ChunkKind::kProcessInfo:
-      return "process-info";
-    case ChunkKind::kEndOfStream:
-      return "end-of-stream";
-    case ChunkKind::kKernelMetrics:
-      return "kernel-metrics";
-    case ChunkKind::kKernelsSeen:
-      return "kernels-seen";
-  }
-  return "unknown";
+  return wire_name(kChunkKindNames, kind);
 }
 
 const char* drop_counter_name(uint32_t kind) {
-  switch (static_cast<DropCounterKind>(kind)) {
-    case DropCounterKind::kCuptiRecords:
-      return "cupti-records";
-    case DropCounterKind::kBuffersUnavailable:
-      return "buffers-unavailable";
-    case DropCounterKind::kSpoolWriteErrors:
-      return "spool-write-errors";
-    case DropCounterKind::kNvtxEvents:
-      return "nvtx-events";
-    case DropCounterKind::kInstrumentEvents:
-      return "instrument-events";
+  return wire_name(kDropCounterNames, kind);
+}
+
+Result<MemoryMap> decode_memory_map(std::span<const std::byte> payload) {
+  if (payload.size() < kMemoryMapPrefix) {
+    return malformed("memory-map", size_text(payload.size()) + ", needs at least 8");
   }
-  return "unknown";
+  MemoryMap out;
+  out.time_ns = static_cast<int64_t>(load_le64(payload.data()));
+  out.text = text_at(payload, kMemoryMapPrefix, payload.size() - kMemoryMapPrefix);
+  return out;
 }
 
 Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload) {

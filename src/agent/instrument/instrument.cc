@@ -4,7 +4,7 @@
 // them. Without STRATA_INSTRUMENT_DIR in the environment each call costs one
 // load and one predictable branch. With it, each call appends one 8-byte word
 // {address, exit bit, clock delta} to a per-thread buffer (layout in
-// instrument_format.h), and full buffers go to the process's spool
+// format/instrument_payloads.h), and full buffers go to the process's spool
 // (docs/spool-format.md) as instrument-events chunks. Words rather than
 // 16-byte {stamp, address} pairs halve the bytes written, which was half the
 // per-call cost (docs/instrument.md, Overhead).
@@ -45,8 +45,9 @@
 #include <x86intrin.h>
 #endif
 
-#include "agent/instrument/instrument_format.h"
+#include "common/clock.h"
 #include "format/byte_order.h"
+#include "format/instrument_payloads.h"
 #include "format/payloads.h"
 #include "format/spool_writer.h"
 
@@ -94,7 +95,7 @@ std::atomic<int> g_flushers{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<ThreadBuffer*> g_threads[kMaxThreads];
 
-InstrumentClock g_clock = InstrumentClock::kMonotonic;
+format::InstrumentClock g_clock = format::InstrumentClock::kMonotonic;
 bool g_use_tsc = false;
 int64_t g_ref_ns = 0;
 uint64_t g_ref_ticks = 0;
@@ -118,12 +119,6 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer =
 // dropped instead of recursing.
 __attribute__((tls_model("initial-exec"))) thread_local bool t_in_slow = false;
 
-STRATA_NO_INSTRUMENT inline int64_t monotonic_now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 STRATA_NO_INSTRUMENT inline uint64_t ticks() {
 #if defined(__x86_64__)
   return __rdtsc();
@@ -133,16 +128,16 @@ STRATA_NO_INSTRUMENT inline uint64_t ticks() {
 }
 
 STRATA_NO_INSTRUMENT inline uint64_t stamp() {
-  return g_use_tsc ? ticks() : static_cast<uint64_t>(monotonic_now());
+  return g_use_tsc ? ticks() : static_cast<uint64_t>(monotonic_ns());
 }
 
 // A (CLOCK_MONOTONIC, TSC) pair: the tick count is read between two clock
 // reads and paired with their midpoint, so the pair's error is half a
 // clock_gettime call.
 STRATA_NO_INSTRUMENT void clock_pair(int64_t* ns, uint64_t* tick) {
-  int64_t a = monotonic_now();
+  int64_t a = monotonic_ns();
   *tick = ticks();
-  int64_t b = monotonic_now();
+  int64_t b = monotonic_ns();
   *ns = a + (b - a) / 2;
 }
 
@@ -181,20 +176,23 @@ STRATA_NO_INSTRUMENT void leave_flusher() {
 // Writes words[0, n) of `b` as one instrument-events chunk.
 STRATA_NO_INSTRUMENT void write_events(const ThreadBuffer* b, uint32_t n) {
   if (n == 0) return;
-  unsigned char prefix[kEventsPrefix] = {};
+  unsigned char prefix[format::kInstrumentEventsPrefix] = {};
   int64_t now_ns = 0;
   uint64_t now_ticks = 0;
   if (g_use_tsc) clock_pair(&now_ns, &now_ticks);
-  format::store_le32(prefix + events_offset::kTid, b->tid);
-  format::store_le32(prefix + events_offset::kClock, static_cast<uint32_t>(g_clock));
-  format::store_le64(prefix + events_offset::kRefNs,
+  format::store_le32(prefix + format::instrument_events_offset::kTid, b->tid);
+  format::store_le32(prefix + format::instrument_events_offset::kClock,
+                     static_cast<uint32_t>(g_clock));
+  format::store_le64(prefix + format::instrument_events_offset::kRefNs,
                      static_cast<uint64_t>(g_use_tsc ? g_ref_ns : 0));
-  format::store_le64(prefix + events_offset::kRefTicks, g_use_tsc ? g_ref_ticks : 0);
-  format::store_le64(prefix + events_offset::kNowNs, static_cast<uint64_t>(now_ns));
-  format::store_le64(prefix + events_offset::kNowTicks, now_ticks);
+  format::store_le64(prefix + format::instrument_events_offset::kRefTicks,
+                     g_use_tsc ? g_ref_ticks : 0);
+  format::store_le64(prefix + format::instrument_events_offset::kNowNs,
+                     static_cast<uint64_t>(now_ns));
+  format::store_le64(prefix + format::instrument_events_offset::kNowTicks, now_ticks);
   iovec parts[2] = {{prefix, sizeof prefix},
-                    {const_cast<uint64_t*>(b->words), size_t{n} * kWordSize}};
-  if (!g_writer->append_iov(kInstrumentEventsKind, parts, 2)) {
+                    {const_cast<uint64_t*>(b->words), size_t{n} * format::kInstrumentWordSize}};
+  if (!g_writer->append_iov(format::ChunkKind::kInstrumentEvents, parts, 2)) {
     g_dropped.fetch_add(n, std::memory_order_relaxed);
   }
 }
@@ -268,10 +266,10 @@ STRATA_NO_INSTRUMENT void write_memory_map() {
   size_t cap = 0;
   size_t len = read_proc_file("/proc/self/maps", &text, &cap);
   if (text == nullptr) return;
-  unsigned char prefix[kMemoryMapPrefix] = {};
-  format::store_le32(prefix, static_cast<uint32_t>(getpid()));
+  unsigned char prefix[format::kMemoryMapPrefix] = {};
+  format::store_le64(prefix, static_cast<uint64_t>(monotonic_ns()));
   iovec parts[2] = {{prefix, sizeof prefix}, {text, len}};
-  g_writer->append_iov(kMemoryMapKind, parts, 2);
+  g_writer->append_iov(format::ChunkKind::kMemoryMap, parts, 2);
   munmap(text, cap);
 }
 
@@ -353,9 +351,9 @@ STRATA_NO_INSTRUMENT void release_buffer(ThreadBuffer* b) {
 // Waits until no other thread is flushing; `self` is 1 when the caller is
 // itself counted in g_flushers.
 STRATA_NO_INSTRUMENT bool drain_flushers(int self, int64_t timeout_ns) {
-  int64_t deadline = monotonic_now() + timeout_ns;
+  int64_t deadline = monotonic_ns() + timeout_ns;
   while (g_flushers.load(std::memory_order_seq_cst) > self) {
-    if (monotonic_now() > deadline) return false;
+    if (monotonic_ns() > deadline) return false;
     sched_yield();
   }
   return true;
@@ -471,16 +469,16 @@ STRATA_NO_INSTRUMENT bool init() {
   if (!g_state.compare_exchange_strong(expected, kInitializing, std::memory_order_acq_rel)) {
     return expected == kOn;
   }
-  const char* dir = std::getenv(kDirEnv);
+  const char* dir = std::getenv(format::kInstrumentDirEnv);
   size_t dir_len = dir ? std::strlen(dir) : 0;
   if (dir_len == 0 || dir_len >= sizeof g_dir) {
     g_state.store(kOff, std::memory_order_release);
     return false;
   }
   std::memcpy(g_dir, dir, dir_len + 1);
-  const char* clock = std::getenv(kClockEnv);
+  const char* clock = std::getenv(format::kInstrumentClockEnv);
   g_use_tsc = tsc_is_invariant() && !(clock && std::strcmp(clock, "monotonic") == 0);
-  g_clock = g_use_tsc ? InstrumentClock::kTsc : InstrumentClock::kMonotonic;
+  g_clock = g_use_tsc ? format::InstrumentClock::kTsc : format::InstrumentClock::kMonotonic;
   if (g_use_tsc) clock_pair(&g_ref_ns, &g_ref_ticks);
   g_writer = new (g_writer_storage) format::SpoolWriter();
   g_owner_pid = getpid();
@@ -505,7 +503,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
   uint8_t state = g_state.load(std::memory_order_acquire);
   if (state != kOn && (state != kUninit || !init())) return;
   auto address = reinterpret_cast<uint64_t>(fn);
-  if ((address & ~kAddressMask) != 0 || address == 0) {
+  if ((address & ~format::kInstrumentAddressMask) != 0 || address == 0) {
     // Above the 47-bit user range (5-level paging with high mmap hints):
     // not representable in a word.
     g_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -534,7 +532,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
   uint64_t t = stamp();
   uint64_t delta = t - b->last;
   uint32_t n = b->count.load(std::memory_order_relaxed);
-  if (b->last == 0 || delta > kMaxDelta) {
+  if (b->last == 0 || delta > format::kInstrumentMaxDelta) {
     // A clock record: the marker word, then the absolute stamp.
     b->count.store(n + 3, std::memory_order_relaxed);
     b->words[n] = 0;
@@ -542,7 +540,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
     b->words[n + 2] = address | exit_bit;
   } else {
     b->count.store(n + 1, std::memory_order_relaxed);
-    b->words[n] = address | exit_bit | (delta << kDeltaShift);
+    b->words[n] = address | exit_bit | (delta << format::kInstrumentDeltaShift);
   }
   b->last = t;
 }
@@ -560,14 +558,15 @@ STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t s
     uint64_t t = stamp();
     uint64_t delta = t - b->last;
     auto address = reinterpret_cast<uint64_t>(fn);
-    if (__builtin_expect(n < kCapacity && ((delta & ~kMaxDelta) | (address & ~kAddressMask)) == 0,
+    if (__builtin_expect(n < kCapacity && ((delta & ~format::kInstrumentMaxDelta) |
+                                           (address & ~format::kInstrumentAddressMask)) == 0,
                          1)) {
       b->count.store(n + 1, std::memory_order_relaxed);
       b->last = t;
       // No fence: the owner is the only writer, and the exit handler that
       // reads another thread's buffer can at worst see the one slot being
       // filled still stale (docs/instrument.md, Limits).
-      b->words[n] = address | exit_bit | (delta << kDeltaShift);
+      b->words[n] = address | exit_bit | (delta << format::kInstrumentDeltaShift);
       return;
     }
   }
@@ -598,7 +597,7 @@ __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_f
   using namespace strata::instrument;
   uint8_t state = g_state.load(std::memory_order_relaxed);
   if (__builtin_expect(state == kOff, 1)) return;
-  record(state, fn, kExitBit);
+  record(state, fn, strata::format::kInstrumentExitBit);
 }
 
 }  // extern "C"

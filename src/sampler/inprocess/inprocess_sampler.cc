@@ -17,9 +17,10 @@
 #include "common/clock.h"
 #include "common/process.h"
 #include "common/signal_forwarder.h"
+#include "format/sampler_payloads.h"
 #include "format/spool_reader.h"
 #include "sampler/inprocess/sigprof_decode.h"
-#include "sampler/inprocess/sigprof_format.h"
+#include "sampler/inprocess/sigprof_env.h"
 
 namespace strata::sampler {
 namespace {
@@ -144,9 +145,9 @@ RawProfile read_sigprof_dir(const std::string& dir, const SamplerOptions& option
   profile.mode = StackMode::kDwarf;
   profile.frequency_hz = options.frequency_hz ? options.frequency_hz : sp::kDefaultHz;
   profile.period_ns = 1'000'000'000ull / profile.frequency_hz;
-  profile.stack_bytes = std::min(options.stack_bytes, sp::kMaxStackBytes) & ~7u;
+  profile.stack_bytes = std::min(options.stack_bytes, format::kSamplerMaxStackBytes) & ~7u;
   profile.regs_mask = kDwarfRegsMask;
-  profile.regs_per_sample = sp::kRegsPerSample;
+  profile.regs_per_sample = format::kSamplerRegsPerSample;
   profile.layout.sample_regs_user = kDwarfRegsMask;
 
   // Open all first so that images are merged oldest first: after an exec
@@ -185,26 +186,27 @@ RawProfile read_sigprof_dir(const std::string& dir, const SamplerOptions& option
     }
     if (s.have_counters) {
       const auto& t = s.counters.totals;
-      profile.counters.lost_samples += t[sp::kSamplesDropped];
-      if (t[sp::kSamplesDropped] > 0) {
+      profile.counters.lost_samples += t[format::kSamplesDropped];
+      if (t[format::kSamplesDropped] > 0) {
         profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kSamplesDropped], "sample", "samples") +
+                                plural(t[format::kSamplesDropped], "sample", "samples") +
                                 " dropped (a timer signal found its thread's buffer busy)");
       }
-      if (t[sp::kThreadsUnsampled] > 0) {
+      if (t[format::kThreadsUnsampled] > 0) {
         profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kThreadsUnsampled], "thread was", "threads were") +
+                                plural(t[format::kThreadsUnsampled], "thread was", "threads were") +
                                 " not sampled (no timer could be started)");
       }
-      if (t[sp::kHandlerReplaced] != 0) {
+      if (t[format::kHandlerReplaced] != 0) {
         profile.notes.push_back("pid " + std::to_string(s.pid) +
                                 ": the program installed its own SIGPROF handler; samples stop "
                                 "where it did");
       }
-      if (t[sp::kFlushFailures] > 0) {
-        profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kFlushFailures], "sample buffer", "sample buffers") +
-                                " could not be written (disk full?)");
+      if (t[format::kFlushFailures] > 0) {
+        profile.notes.push_back(
+            "pid " + std::to_string(s.pid) + ": " +
+            plural(t[format::kFlushFailures], "sample buffer", "sample buffers") +
+            " could not be written (disk full?)");
       }
     }
     summaries.push_back(std::move(s));
@@ -262,9 +264,10 @@ Result<RawProfile> sample_command_in_process(const std::vector<std::string>& arg
         SampleErrorKind::kSystem,
         "sampling frequency " + std::to_string(options.frequency_hz) + " Hz: use 1 to 100000");
   }
-  if (options.stack_bytes > sp::kMaxStackBytes) {
+  if (options.stack_bytes > format::kSamplerMaxStackBytes) {
     return fail(SampleErrorKind::kSystem, "stack copy size " + std::to_string(options.stack_bytes) +
-                                              ": at most " + std::to_string(sp::kMaxStackBytes));
+                                              ": at most " +
+                                              std::to_string(format::kSamplerMaxStackBytes));
   }
   char real[4096];
   if (preload_library_path.empty() || !realpath(preload_library_path.c_str(), real) ||

@@ -1,12 +1,11 @@
-// Decoding of libstrata_sigprof.so's spools (sigprof_format.h) into the
-// sampler's RawProfile, the structure the perf_event_open sampler returns, so
-// that unwinding and symbolization downstream are shared.
+// Reading of libstrata_sigprof.so's spools (format/sampler_payloads.h) into
+// the sampler's RawProfile, the structure the perf_event_open sampler
+// returns, so that unwinding and symbolization downstream are shared.
 //
-// Decoders are strict, like format/payloads.h: a record whose sizes do not
-// add up exactly is an error (its CRC held, so the writer wrote it that way),
-// and add_sigprof_spool counts it instead of failing the profile. Views point
-// into the payload. Pure functions, thread-safe; they allocate only what
-// they return.
+// The payload decoders (format/) are strict: a chunk whose sizes do not add
+// up exactly is an error (its CRC held, so the writer wrote it that way), and
+// add_sigprof_spool counts it instead of failing the profile. Pure
+// functions, thread-safe; they allocate only what they return.
 #pragma once
 
 #include <array>
@@ -18,46 +17,11 @@
 #include <vector>
 
 #include "common/result.h"
+#include "format/sampler_payloads.h"
 #include "format/spool_reader.h"
-#include "sampler/inprocess/sigprof_format.h"
 #include "sampler/sampler.h"
 
 namespace strata::sampler::sigprof {
-
-struct SampleView {
-  uint64_t time = 0;
-  uint32_t overruns = 0;
-  std::array<uint64_t, kRegsPerSample> regs{};  // perf order (kDwarfRegsMask)
-  std::span<const std::byte> stack;
-};
-
-struct SamplesRecord {
-  uint32_t tid = 0;
-  std::vector<SampleView> samples;
-};
-
-struct MapsRecord {
-  uint64_t time = 0;
-  std::string_view text;  // /proc/self/maps
-};
-
-struct CountersRecord {
-  uint32_t hz = 0;
-  uint32_t stack_bytes = 0;
-  // Slots this build knows; a newer writer's extra slots are ignored, an
-  // older writer's missing ones read 0.
-  std::array<uint64_t, kNumCounters> totals{};
-};
-
-struct Record {
-  RecordKind kind = RecordKind::kSamples;
-  SamplesRecord samples;    // kind kSamples
-  MapsRecord maps;          // kind kMaps
-  CountersRecord counters;  // kind kCounters
-};
-
-// One kCuptiBuffer chunk's payload of a sigprof spool.
-Result<Record> decode_record(std::span<const std::byte> payload);
 
 // The executable mappings of /proc/PID/maps text as MMAP2-like Mappings of
 // `pid` at `time`. Lines that do not parse are skipped and counted in
@@ -75,14 +39,14 @@ struct SpoolSummary {
   uint64_t bad_records = 0;  // CRC-valid chunks whose payload did not decode
   uint64_t bad_map_lines = 0;
   bool have_counters = false;
-  CountersRecord counters;   // the latest counters record
-  format::SpoolStats stats;  // the reader's damage counts, final
+  format::SamplerCounters counters;  // the latest sampler-counters chunk
+  format::SpoolStats stats;          // the reader's damage counts, final
 };
 
 // Reads every chunk of `reader` and appends its samples, mappings and thread
 // names to *profile (samples unsorted; mappings deduplicated per pid against
 // what *profile already holds). profile->regs_per_sample must be
-// kRegsPerSample and profile->period_ns set: each sample's period is
+// format::kSamplerRegsPerSample and profile->period_ns set: each sample's period is
 // period_ns x (1 + overruns).
 SpoolSummary add_sigprof_spool(format::SpoolReader& reader, RawProfile* profile);
 
