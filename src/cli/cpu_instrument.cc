@@ -1,362 +1,28 @@
 #include "cli/cpu_instrument.h"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <map>
 #include <optional>
-#include <set>
-#include <span>
-#include <string_view>
-#include <system_error>
-#include <utility>
 
-#include "format/byte_order.h"
+#include "common/private_dir.h"
 #include "format/instrument_payloads.h"
-#include "format/payloads.h"
-#include "format/spool_format.h"
-#include "format/spool_reader.h"
-#include "symbolize/symbolizer.h"
+#include "import/spool_files.h"
 
 namespace strata::cli {
-namespace {
-
-struct RawEvent {
-  uint64_t stamp;  // on the thread's clock, absolute
-  uint64_t address;
-  bool exit;
-};
-
-// One thread's events as the spool holds them, in file order (which is the
-// thread's own order: only the thread itself, or the exit handler after it
-// stopped, writes its chunks).
-struct RawThread {
-  int32_t pid = 0;
-  int32_t tid = 0;
-  format::InstrumentClock clock = format::InstrumentClock::kMonotonic;
-  std::vector<RawEvent> events;
-};
-
-// The TSC-to-ns line of one spool: the reference pair and the chunk pair
-// farthest from it, which gives the rate with the least relative error.
-struct Calibration {
-  int64_t ref_ns = 0;
-  uint64_t ref_ticks = 0;
-  int64_t now_ns = 0;
-  uint64_t now_ticks = 0;
-  bool valid = false;
-
-  int64_t to_ns(uint64_t ticks) const {
-    if (!valid || now_ticks <= ref_ticks) return ref_ns;
-    double rate = static_cast<double>(now_ns - ref_ns) / static_cast<double>(now_ticks - ref_ticks);
-    double delta = ticks >= ref_ticks ? static_cast<double>(ticks - ref_ticks)
-                                      : -static_cast<double>(ref_ticks - ticks);
-    return ref_ns + static_cast<int64_t>(delta * rate);
-  }
-};
-
-// What one spool contributes to the profile.
-struct SpoolData {
-  int32_t pid = 0;
-  std::map<int32_t, RawThread> threads;  // by tid
-  std::map<int32_t, std::string> thread_names;
-  std::optional<std::string> command;
-  std::string maps;  // every memory-map chunk, in order
-  Calibration calibration;
-};
-
-void add_events(std::span<const std::byte> payload, SpoolData& spool,
-                InstrumentCounters& counters) {
-  auto chunk = format::decode_instrument_events(payload);
-  if (!chunk) {
-    ++counters.malformed_chunks;
-    return;
-  }
-  if (chunk->clock == format::InstrumentClock::kTsc) {
-    Calibration c;
-    c.ref_ns = chunk->ref_ns;
-    c.ref_ticks = chunk->ref_ticks;
-    c.now_ns = chunk->now_ns;
-    c.now_ticks = chunk->now_ticks;
-    c.valid = c.now_ticks > c.ref_ticks && c.now_ns >= c.ref_ns;
-    Calibration& best = spool.calibration;
-    if (c.valid && (!best.valid || c.now_ticks - c.ref_ticks > best.now_ticks - best.ref_ticks)) {
-      best = c;
-    } else if (!best.valid) {
-      best.ref_ns = c.ref_ns;
-      best.ref_ticks = c.ref_ticks;
-    }
-  }
-  auto tid = static_cast<int32_t>(chunk->tid);
-  RawThread& thread = spool.threads[tid];
-  thread.pid = spool.pid;
-  thread.tid = tid;
-  thread.clock = chunk->clock;
-  const size_t count = chunk->word_count();
-  const std::byte* words = chunk->words.data();
-  thread.events.reserve(thread.events.size() + count);
-  // Deltas count from the chunk's own clock records: a chunk decodes alone.
-  std::optional<uint64_t> previous;
-  for (size_t i = 0; i < count; ++i) {
-    uint64_t word = format::load_le64(words + i * format::kInstrumentWordSize);
-    uint64_t address = word & format::kInstrumentAddressMask;
-    if (address == 0) {
-      if (i + 1 < count) {
-        previous = format::load_le64(words + ++i * format::kInstrumentWordSize);
-      } else {
-        ++counters.torn_events;  // a clock record cut off by the exit snapshot
-      }
-      continue;
-    }
-    if (!previous) {
-      ++counters.torn_events;
-      continue;
-    }
-    *previous += word >> format::kInstrumentDeltaShift;
-    thread.events.push_back(RawEvent{*previous, address, (word & format::kInstrumentExitBit) != 0});
-  }
-}
-
-void add_memory_map(std::span<const std::byte> payload, SpoolData& spool,
-                    InstrumentCounters& counters) {
-  auto map = format::decode_memory_map(payload);
-  if (!map) {
-    ++counters.malformed_chunks;
-    return;
-  }
-  spool.maps.append(map->text);
-  if (!spool.maps.empty() && spool.maps.back() != '\n') spool.maps.push_back('\n');
-}
-
-std::string join_args(const std::vector<std::string_view>& args) {
-  std::string out;
-  for (auto a : args) {
-    if (!out.empty()) out.push_back(' ');
-    out.append(a);
-  }
-  return out;
-}
-
-std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile& out) {
-  InstrumentCounters& counters = out.counters;
-  auto reader = format::SpoolReader::open(path);
-  if (!reader) {
-    ++counters.unreadable_spools;
-    out.notes.push_back(reader.error().message);
-    return std::nullopt;
-  }
-  ++counters.spools;
-  SpoolData spool;
-  spool.pid = static_cast<int32_t>(reader->header().pid);
-  format::Chunk chunk;
-  while (reader->next(&chunk)) {
-    switch (chunk.kind) {
-      case format::ChunkKind::kThreadName: {
-        auto name = format::decode_thread_name(chunk.payload);
-        if (name) {
-          spool.thread_names[static_cast<int32_t>(name->tid)] = std::string(name->name);
-        } else {
-          ++counters.malformed_chunks;
-        }
-        break;
-      }
-      case format::ChunkKind::kProcessInfo: {
-        auto info = format::decode_process_info(chunk.payload);
-        if (info) {
-          spool.command = join_args(info->args);
-        } else {
-          ++counters.malformed_chunks;
-        }
-        break;
-      }
-      case format::ChunkKind::kDropCounters: {
-        auto drops = format::decode_drop_counters(chunk.payload);
-        if (!drops) {
-          ++counters.malformed_chunks;
-          break;
-        }
-        // Totals are cumulative: the spool's last value is its total.
-        for (const auto& d : *drops) {
-          if (d.kind == static_cast<uint32_t>(format::DropCounterKind::kInstrumentEvents)) {
-            counters.dropped_events += d.total;
-          }
-        }
-        break;
-      }
-      case format::ChunkKind::kInstrumentEvents:
-        add_events(chunk.payload, spool, counters);
-        break;
-      case format::ChunkKind::kMemoryMap:
-        add_memory_map(chunk.payload, spool, counters);
-        break;
-      default:
-        break;
-    }
-  }
-  const format::SpoolStats& stats = reader->stats();
-  counters.damaged_chunks += stats.crc_failures;
-  counters.skipped_bytes += stats.skipped_bytes;
-  counters.truncated_bytes += stats.truncated_bytes;
-  if (!stats.clean_end) ++counters.unclosed_spools;
-  if (stats.crc_failures > 0 || stats.resyncs > 0 || stats.truncated_bytes > 0) {
-    out.notes.push_back(path + ": damaged spool: " + std::to_string(stats.crc_failures) +
-                        " chunks failed their checksum, " + std::to_string(stats.skipped_bytes) +
-                        " bytes skipped, " + std::to_string(stats.truncated_bytes) +
-                        " bytes truncated; the intact chunks are kept");
-  }
-  return spool;
-}
-
-// /proc/PID/maps text into mappings; the lines of a later snapshot come
-// later, so they win where they overlap (AddressSpace's rule).
-symbolize::AddressSpace parse_maps(int pid, std::string_view text) {
-  symbolize::AddressSpace space;
-  space.pid = pid;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(at, end - at));
-    at = end + 1;
-    unsigned long long start = 0, stop = 0, offset = 0, inode = 0;
-    char perms[8] = {};
-    char dev[16] = {};
-    int consumed = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu %n", &start, &stop, perms, &offset,
-                    dev, &inode, &consumed) < 6) {
-      continue;
-    }
-    symbolize::Mapping m;
-    m.start = start;
-    m.end = stop;
-    m.pgoff = offset;
-    m.executable = perms[2] == 'x';
-    if (consumed > 0 && static_cast<size_t>(consumed) <= line.size())
-      m.path = line.substr(consumed);
-    space.mappings.push_back(std::move(m));
-  }
-  return space;
-}
-
-}  // namespace
-
-InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths) {
-  InstrumentedProfile out;
-  analysis::Profile& profile = out.profile;
-  profile.mode = analysis::ProfileMode::kInstrumented;
-  profile.rate_hz = 0;
-
-  std::vector<SpoolData> spools;
-  for (const auto& path : paths) {
-    auto spool = read_spool(path, out);
-    if (spool) spools.push_back(std::move(*spool));
-  }
-  // Processes in pid order, threads in tid order: deterministic output
-  // whatever order the directory listed the files in.
-  std::sort(spools.begin(), spools.end(),
-            [](const SpoolData& a, const SpoolData& b) { return a.pid < b.pid; });
-
-  symbolize::Symbolizer symbolizer;
-  std::set<std::pair<int32_t, int32_t>> threads_seen;
-  for (SpoolData& spool : spools) {
-    symbolize::AddressSpace space = parse_maps(spool.pid, spool.maps);
-    analysis::ProcessInfo process;
-    process.pid = spool.pid;
-    process.command = spool.command.value_or("");
-    profile.processes.push_back(std::move(process));
-
-    std::map<uint64_t, analysis::FrameId> frame_of;
-    auto frame_for = [&](uint64_t address) {
-      auto it = frame_of.find(address);
-      if (it != frame_of.end()) return it->second;
-      // The address is the function's entry (what -finstrument-functions
-      // passes), not a return address; its last frame is the function itself
-      // rather than a call inlined at its first instruction.
-      std::vector<symbolize::Frame> frames = symbolizer.symbolize(space, address, false);
-      analysis::Frame frame;
-      if (!frames.empty()) {
-        const symbolize::Frame& f = frames.back();
-        frame.module = f.module;
-        if (f.has_symbol) {
-          frame.function = f.function;
-          frame.file = f.decl_file.empty() ? f.file : f.decl_file;
-          frame.line = f.decl_line;
-        } else {
-          frame.module_offset = f.module_offset;
-          ++out.counters.unsymbolized_functions;
-        }
-      }
-      analysis::FrameId id = profile.frames.intern(frame);
-      frame_of.emplace(address, id);
-      return id;
-    };
-
-    for (auto& [tid, raw] : spool.threads) {
-      analysis::ThreadCalls calls;
-      calls.pid = raw.pid;
-      calls.tid = raw.tid;
-      calls.events.reserve(raw.events.size());
-      for (const RawEvent& e : raw.events) {
-        analysis::CallEvent ev;
-        ev.time_ns = raw.clock == format::InstrumentClock::kTsc ? spool.calibration.to_ns(e.stamp)
-                                                                : static_cast<int64_t>(e.stamp);
-        ev.kind = e.exit ? analysis::CallKind::kExit : analysis::CallKind::kEnter;
-        ev.frame = frame_for(e.address);
-        calls.events.push_back(ev);
-      }
-      out.counters.events += calls.events.size();
-      threads_seen.emplace(raw.pid, raw.tid);
-      analysis::ThreadInfo info;
-      info.pid = raw.pid;
-      info.tid = raw.tid;
-      auto name = spool.thread_names.find(tid);
-      if (name != spool.thread_names.end()) info.name = name->second;
-      profile.threads.push_back(std::move(info));
-      profile.calls.push_back(std::move(calls));
-    }
-    for (const auto& [tid, name] : spool.thread_names) {
-      if (threads_seen.count({spool.pid, tid})) continue;
-      profile.threads.push_back(analysis::ThreadInfo{tid, spool.pid, name});
-    }
-  }
-  if (out.counters.dropped_events > 0) {
-    out.notes.push_back(std::to_string(out.counters.dropped_events) +
-                        " instrumentation events were dropped by the runtime; counts of the "
-                        "functions they belonged to are low by at most that many");
-  }
-  if (out.counters.malformed_chunks > 0) {
-    out.notes.push_back(std::to_string(out.counters.malformed_chunks) +
-                        " spool chunks had payloads of the wrong size and were skipped");
-  }
-  return out;
-}
 
 Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
                                          const InstrumentOptions& options) {
   if (argv.empty()) return make_error("no command to run");
-  std::string parent = options.temp_parent;
-  if (parent.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    parent = tmp && *tmp ? tmp : "/tmp";
+  const std::string parent = options.temp_parent.empty() ? temp_parent() : options.temp_parent;
+  auto dir = PrivateDir::make("strata-instrument", parent);  // 0700: spools hold command lines
+  if (!dir) {
+    return make_error("cannot create a directory in " + parent + ": " + dir.error().message);
   }
-  // mkdtemp makes the directory 0700: spools hold command lines.
-  std::string pattern = parent + "/strata-instrument-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr) {
-    return make_error("cannot create a directory in " + parent + ": " + std::strerror(errno));
-  }
-  std::string dir(buf.data());
 
   // The child inherits strata's environment; the variable is strata's own
   // for the duration of the run and restored afterwards.
   const char* previous = std::getenv(format::kInstrumentDirEnv);
   std::optional<std::string> saved = previous ? std::optional<std::string>(previous) : std::nullopt;
-  setenv(format::kInstrumentDirEnv, dir.c_str(), 1);
+  setenv(format::kInstrumentDirEnv, dir->path().c_str(), 1);
   ProcessOptions po;
   po.output = options.output;
   auto result = run_process(argv, po);
@@ -366,19 +32,11 @@ Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
     unsetenv(format::kInstrumentDirEnv);
   }
 
-  std::vector<std::string> paths;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("instrument-", 0) == 0 && name.size() > 4 &&
-        name.compare(name.size() - 4, 4, ".bin") == 0) {
-      paths.push_back(entry.path().string());
-    }
+  import::InstrumentedProfile data;
+  if (result) {
+    data = import::read_instrument_spools(
+        import::list_spools(dir->path(), import::kInstrumentSpoolPrefix));
   }
-  std::sort(paths.begin(), paths.end());
-  InstrumentedProfile data;
-  if (result) data = read_instrument_spools(paths);
-  std::filesystem::remove_all(dir, ec);
   if (!result) return result.error();
 
   if (data.counters.events == 0) {

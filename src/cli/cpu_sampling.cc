@@ -6,7 +6,7 @@
 
 #include "cli/cpu_profile_rows_convert.h"
 #include "common/strings.h"
-#include "sampler/inprocess/inprocess_sampler.h"
+#include "import/inprocess_sampling.h"
 #include "store/cpu_profile_rows.h"
 
 namespace strata::cli {
@@ -47,7 +47,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
                                         const sampler::SamplerOptions& options,
                                         const std::string& choice, sampler::SampleErrorKind* kind) {
   auto in_process_run = [&] {
-    return sampler::sample_command_in_process(command, options, sampler::find_sigprof_library(),
+    return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
                                               kind);
   };
   SampledRun run;

@@ -1,6 +1,7 @@
 // Reading of libstrata_sigprof.so's spools (format/sampler_payloads.h) into
 // the sampler's RawProfile, the structure the perf_event_open sampler
-// returns, so that unwinding and symbolization downstream are shared.
+// returns, so that unwinding and symbolization downstream are shared. Each
+// spool goes through the one chunk loop (chunk_visitor.h).
 //
 // The payload decoders (format/) are strict: a chunk whose sizes do not add
 // up exactly is an error (its CRC held, so the writer wrote it that way), and
@@ -21,13 +22,13 @@
 #include "format/spool_reader.h"
 #include "sampler/sampler.h"
 
-namespace strata::sampler::sigprof {
+namespace strata::import {
 
 // The executable mappings of /proc/PID/maps text as MMAP2-like Mappings of
 // `pid` at `time`. Lines that do not parse are skipped and counted in
 // *bad_lines.
-std::vector<Mapping> parse_proc_maps(std::string_view text, uint32_t pid, uint64_t time,
-                                     uint64_t* bad_lines);
+std::vector<sampler::Mapping> parse_proc_maps(std::string_view text, uint32_t pid, uint64_t time,
+                                              uint64_t* bad_lines);
 
 // What one spool held besides what it added to the profile.
 struct SpoolSummary {
@@ -48,6 +49,14 @@ struct SpoolSummary {
 // what *profile already holds). profile->regs_per_sample must be
 // format::kSamplerRegsPerSample and profile->period_ns set: each sample's period is
 // period_ns x (1 + overruns).
-SpoolSummary add_sigprof_spool(format::SpoolReader& reader, RawProfile* profile);
+SpoolSummary add_sigprof_spool(format::SpoolReader& reader, sampler::RawProfile* profile);
 
-}  // namespace strata::sampler::sigprof
+// The spools a run left in `dir` (sigprof-*.bin), merged into one profile:
+// images oldest first (after an exec under the same pid the new image's
+// mappings win), FORK events for the processes the target forked, samples
+// in time order. Damage is counted and noted, never an error. Options used:
+// frequency_hz, stack_bytes.
+sampler::RawProfile read_sigprof_dir(const std::string& dir,
+                                     const sampler::SamplerOptions& options);
+
+}  // namespace strata::import

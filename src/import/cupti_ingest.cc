@@ -1,4 +1,4 @@
-#include "store/ingest/ingest.h"
+#include "import/cupti_ingest.h"
 
 #include <cupti_activity.h>
 
@@ -13,14 +13,16 @@
 #include "common/strings.h"
 #include "format/payloads.h"
 #include "format/spool_reader.h"
+#include "import/cbid_names.h"
+#include "import/chunk_visitor.h"
+#include "import/cuda_rows.h"
+#include "import/cupti_records.h"
+#include "import/spool_files.h"
 #include "store/cpu_profile_rows.h"
-#include "store/ingest/cbid_names.h"
-#include "store/ingest/cuda_rows.h"
-#include "store/ingest/cupti_records.h"
 #include "store/kernel_metric_rows.h"
 #include "store/kernel_names.h"
 
-namespace strata::ingest {
+namespace strata::import {
 namespace {
 
 // The oldest CUPTI whose layouts this build reads (the agent refuses older).
@@ -117,8 +119,8 @@ class Ingester {
     std::map<std::string, uint64_t> kernels_seen;
   };
 
-  void collect_metadata(const format::Chunk& chunk, Spool& spool);
-  Status kernel_metrics(const format::Chunk& chunk, Spool& spool);
+  class SpoolVisitor;
+  Status kernel_metrics(const format::KernelMetrics& metrics, Spool& spool);
   Status walk_buffer(Spool& spool, std::span<const std::byte> records);
   Status record(Spool& spool, uint32_t kind, const std::byte* at);
   Status finish_spool(Spool& spool, const format::SpoolStats& stats);
@@ -211,82 +213,102 @@ Result<int64_t> Ingester::domain(Spool& spool, uint64_t id, int64_t first_seen,
   return domain_id;
 }
 
-// Strings, thread names, process info and drop counters: everything a
-// record may need to be written, collected before any record is walked.
-void Ingester::collect_metadata(const format::Chunk& chunk, Spool& spool) {
-  switch (chunk.kind) {
-    case format::ChunkKind::kStrings: {
-      auto strings = format::decode_strings(chunk.payload);
-      if (!strings) {
-        ++bad_payloads_;
-        break;
-      }
-      for (const auto& s : *strings) spool.strings.emplace(s.id, std::string(s.text));
-      break;
-    }
-    case format::ChunkKind::kThreadName: {
-      auto name = format::decode_thread_name(chunk.payload);
-      if (!name) {
-        ++bad_payloads_;
-        break;
-      }
-      spool.thread_names[name->tid] = std::string(name->name);
-      break;
-    }
-    case format::ChunkKind::kProcessInfo: {
-      auto info = format::decode_process_info(chunk.payload);
-      if (!info) {
-        ++bad_payloads_;
-        break;
-      }
-      spool.exe = std::string(info->exe);
-      break;
-    }
-    case format::ChunkKind::kDropCounters: {
-      auto counters = format::decode_drop_counters(chunk.payload);
-      if (!counters) {
-        ++bad_payloads_;
-        break;
-      }
-      // Totals are cumulative: the last value of a kind wins.
-      for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
-      break;
-    }
-    case format::ChunkKind::kKernelsSeen: {
-      auto seen = format::decode_kernels_seen(chunk.payload);
-      if (!seen) {
-        ++bad_payloads_;
-        break;
-      }
-      for (const auto& k : *seen) {
-        uint64_t& launches = spool.kernels_seen[std::string(k.name)];
-        launches = std::max(launches, k.launches);
-      }
-      break;
-    }
-    default:
-      break;
-  }
-}
+// One spool's chunks, as the one chunk loop (chunk_visitor.h) hands them
+// out. Strings, thread names, process info, drop counters and kernels seen
+// are collected as they come; kernel metrics are written as they come (a
+// handful per run); CUPTI buffers are remembered and walked once all
+// metadata is known, since the agent writes a buffer's strings after it.
+class Ingester::SpoolVisitor final : public ChunkVisitor {
+ public:
+  SpoolVisitor(Ingester& ingester, Spool& spool) : ingester_(ingester), spool_(spool) {}
 
-// One profiled launch: written as it comes (a handful per run).
-Status Ingester::kernel_metrics(const format::Chunk& chunk, Spool& spool) {
-  auto decoded = format::decode_kernel_metrics(chunk.payload);
-  if (!decoded) {
-    ++bad_payloads_;
+  bool wants(format::ChunkKind kind) const override {
+    using format::ChunkKind;
+    switch (kind) {
+      case ChunkKind::kCuptiBuffer:
+      case ChunkKind::kStrings:
+      case ChunkKind::kDropCounters:
+      case ChunkKind::kThreadName:
+      case ChunkKind::kProcessInfo:
+      case ChunkKind::kKernelMetrics:
+      case ChunkKind::kKernelsSeen:
+        return true;
+      default:
+        return false;  // other producers' kinds: never in an agent's spool
+    }
+  }
+
+  Status on_cupti_buffer(const format::Chunk& chunk, const format::CuptiBuffer& buffer) override {
+    if (buffer.cupti_version < kMinCuptiVersion) {
+      ++ingester_.old_cupti_buffers_;
+      return Ok{};
+    }
+    if (chunk.in_file) {
+      buffers_.push_back({chunk.payload, buffer.records});
+    } else {
+      // A damaged, misaligned payload the reader copied: it lives only until
+      // the next chunk. A moved vector keeps its heap block.
+      copies_.emplace_back(chunk.payload.begin(), chunk.payload.end());
+      std::span<const std::byte> copy = copies_.back();
+      buffers_.push_back({copy, copy.subspan(format::kCuptiBufferPrefix)});
+    }
     return Ok{};
   }
+  Status on_strings(const std::vector<format::StringEntry>& strings) override {
+    for (const auto& s : strings) spool_.strings.emplace(s.id, std::string(s.text));
+    return Ok{};
+  }
+  Status on_thread_name(const format::ThreadName& name) override {
+    spool_.thread_names[name.tid] = std::string(name.name);
+    return Ok{};
+  }
+  Status on_process_info(const format::ProcessInfo& info) override {
+    spool_.exe = std::string(info.exe);
+    return Ok{};
+  }
+  Status on_drop_counters(const std::vector<format::DropCounter>& counters) override {
+    // Totals are cumulative: the last value of a kind wins.
+    for (const auto& c : counters) spool_.drop_counters[c.kind] = c.total;
+    return Ok{};
+  }
+  Status on_kernels_seen(const std::vector<format::KernelSeen>& seen) override {
+    for (const auto& k : seen) {
+      uint64_t& launches = spool_.kernels_seen[std::string(k.name)];
+      launches = std::max(launches, k.launches);
+    }
+    return Ok{};
+  }
+  Status on_kernel_metrics(const format::KernelMetrics& metrics) override {
+    return ingester_.kernel_metrics(metrics, spool_);
+  }
+  void on_malformed(const format::Chunk&, const Error&) override { ++ingester_.bad_payloads_; }
+
+  struct Buffer {
+    std::span<const std::byte> payload;  // to release once walked
+    std::span<const std::byte> records;
+  };
+  const std::vector<Buffer>& buffers() const { return buffers_; }
+
+ private:
+  Ingester& ingester_;
+  Spool& spool_;
+  std::vector<Buffer> buffers_;
+  std::vector<std::vector<std::byte>> copies_;
+};
+
+// One profiled launch: written as it comes (a handful per run).
+Status Ingester::kernel_metrics(const format::KernelMetrics& decoded, Spool& spool) {
   store::ProfiledLaunch launch;
   launch.pid = spool.pid;
-  launch.device = decoded->header.device;
-  launch.correlation_id = static_cast<int64_t>(decoded->header.correlation_id);
-  launch.invocation = static_cast<int64_t>(decoded->header.invocation);
-  launch.kernel_name = std::string(decoded->kernel_name);
-  launch.status = decoded->header.status;
-  launch.start_ns = decoded->header.start_ns;
-  launch.end_ns = decoded->header.end_ns;
-  launch.metrics.reserve(decoded->metrics.size());
-  for (const auto& m : decoded->metrics) launch.metrics.emplace_back(std::string(m.name), m.value);
+  launch.device = decoded.header.device;
+  launch.correlation_id = static_cast<int64_t>(decoded.header.correlation_id);
+  launch.invocation = static_cast<int64_t>(decoded.header.invocation);
+  launch.kernel_name = std::string(decoded.kernel_name);
+  launch.status = decoded.header.status;
+  launch.start_ns = decoded.header.start_ns;
+  launch.end_ns = decoded.header.end_ns;
+  launch.metrics.reserve(decoded.metrics.size());
+  for (const auto& m : decoded.metrics) launch.metrics.emplace_back(std::string(m.name), m.value);
   ++stats_.profiled_launches;
   return store::write_profiled_launch(writer_, launch);
 }
@@ -655,41 +677,13 @@ Status Ingester::ingest(const std::string& path) {
   spool.pid = reader->header().pid;
   spool.global_pid = store::global_tid(static_cast<int32_t>(spool.pid), 0);
 
-  // One read of the file: metadata is taken as it comes, the CUPTI buffers
-  // are remembered (views into the mapped file; a damaged, misaligned one
-  // is copied) and walked once all metadata is known, since the agent writes
-  // a buffer's strings after the buffer.
-  std::vector<std::span<const std::byte>> buffers;
-  std::vector<std::vector<std::byte>> copies;
-  format::Chunk chunk;
-  while (reader->next(&chunk)) {
-    if (chunk.kind == format::ChunkKind::kKernelMetrics) {
-      if (auto st = kernel_metrics(chunk, spool); !st) return st;
-      continue;
-    }
-    if (chunk.kind != format::ChunkKind::kCuptiBuffer) {
-      collect_metadata(chunk, spool);
-      continue;
-    }
-    if (chunk.in_file) {
-      buffers.push_back(chunk.payload);
-    } else {
-      copies.emplace_back(chunk.payload.begin(), chunk.payload.end());
-      buffers.push_back(copies.back());  // a moved vector keeps its heap block
-    }
-  }
-  for (std::span<const std::byte> payload : buffers) {
-    auto buffer = format::decode_cupti_buffer(payload);
-    if (!buffer) {
-      ++bad_payloads_;
-      continue;
-    }
-    if (buffer->cupti_version < kMinCuptiVersion) {
-      ++old_cupti_buffers_;
-      continue;
-    }
-    if (auto st = walk_buffer(spool, buffer->records); !st) return st;
-    reader->release(payload);  // or the walk brings the whole spool back into memory
+  // One read of the file; the CUPTI buffers are walked once all metadata is
+  // known (SpoolVisitor).
+  SpoolVisitor visitor(*this, spool);
+  STRATA_TRY(visit_chunks(*reader, visitor));
+  for (const SpoolVisitor::Buffer& buffer : visitor.buffers()) {
+    STRATA_TRY(walk_buffer(spool, buffer.records));
+    reader->release(buffer.payload);  // or the walk brings the whole spool back into memory
   }
   if (auto st = flush_kernels(); !st) return st;
   return finish_spool(spool, reader->stats());
@@ -729,17 +723,7 @@ Result<IngestStats> ingest_spools(const std::vector<std::string>& spool_paths,
 }
 
 std::vector<std::string> find_spools(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.size() > 10 && name.rfind("spool-", 0) == 0 &&
-        name.compare(name.size() - 4, 4, ".bin") == 0 && entry.is_regular_file(ec)) {
-      files.push_back(entry.path().string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return list_spools(dir, kAgentSpoolPrefix);
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::import

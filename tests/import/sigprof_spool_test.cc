@@ -1,7 +1,7 @@
 // The sampler chunk decoders (format/sampler_payloads.h) and spool reader on hand-built bytes, and
 // a bounded randomized-mutation test of both (shared/DESIGN.md: every reader of untrusted bytes).
 // The seed is printed; set STRATA_FUZZ_SEED to replay.
-#include "sampler/inprocess/sigprof_decode.h"
+#include "import/sigprof_spool.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,8 +18,10 @@
 #include "format/spool_reader.h"
 #include "format/spool_writer.h"
 
-namespace strata::sampler::sigprof {
+namespace strata::import {
 namespace {
+
+using namespace sampler;  // RawProfile, Sample, the register names
 
 using Bytes = std::vector<std::byte>;
 
@@ -326,4 +328,4 @@ TEST(SigprofDecodeFuzzTest, MutatedSpoolsGiveConsistentProfiles) {
 }
 
 }  // namespace
-}  // namespace strata::sampler::sigprof
+}  // namespace strata::import
