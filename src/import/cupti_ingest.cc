@@ -67,6 +67,39 @@ std::string uuid_text(const CUuuid& uuid) {
   return out;
 }
 
+// nsys's TARGET_INFO_GPU columns from a DEVICE record.
+GpuInfoRow gpu_info_row(const CUpti_ActivityDevice5& r, const std::string& name,
+                        const std::string& uuid) {
+  GpuInfoRow g;
+  g.id = r.id;
+  g.name = name;
+  g.uuid = uuid;
+  g.l2_cache_size = r.l2CacheSize;
+  g.total_memory = static_cast<int64_t>(r.globalMemorySize);
+  g.memory_bandwidth = static_cast<int64_t>(r.globalMemoryBandwidth) * 1000;  // KB/s -> B/s
+  g.clock_rate_hz = static_cast<int64_t>(r.coreClockRate) * 1000;             // kHz -> Hz
+  g.sm_count = r.numMultiprocessors;
+  g.threads_per_warp = r.numThreadsPerWarp;
+  g.async_engines = r.numMemcpyEngines;
+  g.max_warps_per_sm = r.maxWarpsPerMultiprocessor;
+  g.max_blocks_per_sm = r.maxBlocksPerMultiprocessor;
+  g.max_threads_per_block = r.maxThreadsPerBlock;
+  g.max_registers_per_block = r.maxRegistersPerBlock;
+  g.max_shmem_per_block = r.maxSharedMemoryPerBlock;
+  g.max_shmem_per_block_optin = r.maxSharedMemoryPerBlock;
+  g.max_shmem_per_sm = r.maxSharedMemoryPerMultiprocessor;
+  g.max_registers_per_sm = r.maxRegistersPerMultiprocessor;
+  g.constant_memory = r.constantMemorySize;
+  g.max_ipc = r.maxIPC;
+  g.max_block_dim[0] = r.maxBlockDimX, g.max_block_dim[1] = r.maxBlockDimY;
+  g.max_block_dim[2] = r.maxBlockDimZ;
+  g.max_grid_dim[0] = r.maxGridDimX, g.max_grid_dim[1] = r.maxGridDimY;
+  g.max_grid_dim[2] = r.maxGridDimZ;
+  g.compute_major = r.computeCapabilityMajor;
+  g.compute_minor = r.computeCapabilityMinor;
+  return g;
+}
+
 struct KernelNameIds {
   int64_t demangled = 0, base = 0, mangled = 0;
 };
@@ -122,7 +155,19 @@ class Ingester {
   class SpoolVisitor;
   Status kernel_metrics(const format::KernelMetrics& metrics, Spool& spool);
   Status walk_buffer(Spool& spool, std::span<const std::byte> records);
+  // One CUPTI record: dispatches on its kind to one of the functions below.
   Status record(Spool& spool, uint32_t kind, const std::byte* at);
+  Status api_call(uint32_t kind, const std::byte* at);
+  Status kernel(Spool& spool, const std::byte* at);
+  Status host_memcpy(Spool& spool, const std::byte* at);
+  Status peer_memcpy(Spool& spool, const std::byte* at);
+  Status memory_set(Spool& spool, const std::byte* at);
+  Status synchronization(Spool& spool, const std::byte* at);
+  Status marker(Spool& spool, const std::byte* at);
+  Status device(Spool& spool, const std::byte* at);
+  // An NVTX range's row from its start: push/pop or start/end, text, thread
+  // and domain; the caller adds the end when there is one.
+  Result<NvtxRow> range_row(Spool& spool, uint32_t marker_id, const OpenMarker& open);
   Status finish_spool(Spool& spool, const format::SpoolStats& stats);
   Status flush_kernels();
 
@@ -171,10 +216,9 @@ Result<int64_t> Ingester::api_name(uint32_t kind, uint32_t cbid) {
     ++stats_.unknown_cbids;
     text = std::string(runtime ? "cudaRuntimeApi" : "cuDriverApi") + "_cbid" + std::to_string(cbid);
   }
-  auto id = writer_.intern(text);
-  if (!id) return id.error();
-  api_names_.emplace(key, *id);
-  return *id;
+  STRATA_ASSIGN_OR_RETURN(int64_t id, writer_.intern(text));
+  api_names_.emplace(key, id);
+  return id;
 }
 
 Result<KernelNameIds> Ingester::kernel_name(Spool& spool, uint64_t id) {
@@ -183,13 +227,9 @@ Result<KernelNameIds> Ingester::kernel_name(Spool& spool, uint64_t id) {
   std::string mangled = text ? *text : (id == 0 ? "<unnamed kernel>" : "<unresolved kernel name>");
   store::KernelNames names = store::kernel_names(mangled);
   KernelNameIds ids;
-  auto d = writer_.intern(names.demangled);
-  if (!d) return d.error();
-  auto b = writer_.intern(names.base);
-  if (!b) return b.error();
-  auto m = writer_.intern(names.mangled);
-  if (!m) return m.error();
-  ids = {*d, *b, *m};
+  STRATA_ASSIGN_OR_RETURN(ids.demangled, writer_.intern(names.demangled));
+  STRATA_ASSIGN_OR_RETURN(ids.base, writer_.intern(names.base));
+  STRATA_ASSIGN_OR_RETURN(ids.mangled, writer_.intern(names.mangled));
   spool.kernel_names.emplace(id, ids);
   return ids;
 }
@@ -209,7 +249,7 @@ Result<int64_t> Ingester::domain(Spool& spool, uint64_t id, int64_t first_seen,
   row.global_tid = global_tid;
   row.domain_id = domain_id;
   ++stats_.nvtx_events;
-  if (auto st = rows_.add(row); !st) return st.error();
+  STRATA_TRY(rows_.add(row));
   return domain_id;
 }
 
@@ -334,176 +374,26 @@ MemcpyRow memcpy_row(const Record& r, int64_t global_pid) {
 Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
   switch (kind) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
-    case CUPTI_ACTIVITY_KIND_DRIVER: {
-      auto r = load_record<CUpti_ActivityAPI>(at);
-      auto name = api_name(kind, r.cbid);
-      if (!name) return name.error();
-      RuntimeRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.event_class = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 0 : 1;
-      row.global_tid =
-          store::global_tid(static_cast<int32_t>(r.processId), static_cast<int32_t>(r.threadId));
-      row.correlation_id = r.correlationId;
-      row.name_id = *name;
-      row.return_value = r.returnValue;
-      ++(kind == CUPTI_ACTIVITY_KIND_RUNTIME ? stats_.runtime_calls : stats_.driver_calls);
-      return rows_.add(row);
-    }
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return api_call(kind, at);
     case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-      auto r = load_record<CUpti_ActivityKernel10>(at);
-      auto names = kernel_name(spool, string_field(at, offsetof(CUpti_ActivityKernel10, name)));
-      if (!names) return names.error();
-      store::KernelRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.device_id = r.deviceId;
-      row.context_id = r.contextId;
-      row.stream_id = r.streamId;
-      row.correlation_id = r.correlationId;
-      row.global_pid = spool.global_pid;
-      row.demangled_name = names->demangled;
-      row.short_name = names->base;
-      row.mangled_name = names->mangled;
-      row.grid_x = r.gridX, row.grid_y = r.gridY, row.grid_z = r.gridZ;
-      row.block_x = r.blockX, row.block_y = r.blockY, row.block_z = r.blockZ;
-      row.registers_per_thread = r.registersPerThread;
-      row.static_shared_memory = r.staticSharedMemory;
-      row.dynamic_shared_memory = r.dynamicSharedMemory;
-      row.shared_memory_executed = r.sharedMemoryExecuted;
-      row.local_memory_per_thread = r.localMemoryPerThread;
-      // CUDA 13.0: localMemoryTotal (u32) is kept for compatibility and can
-      // overflow; localMemoryTotal_v2 is the full value.
-      row.local_memory_total = static_cast<int64_t>(r.localMemoryTotal_v2);
-      row.grid_id = r.gridId;
-      if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
-      if (r.graphId != 0) row.graph_id = int64_t{r.graphId};
-      kernels_.push_back(row);
-      ++stats_.kernels;
-      if (kernels_.size() >= kKernelFlush) return flush_kernels();
-      return Ok{};
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      auto r = load_record<CUpti_ActivityMemcpy6>(at);
-      MemcpyRow row = memcpy_row(r, spool.global_pid);
-      if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
-      row.copy_count = r.copyCount == 0 ? 1 : static_cast<int64_t>(r.copyCount);
-      ++stats_.memcpys;
-      return rows_.add(row);
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      auto r = load_record<CUpti_ActivityMemcpyPtoP4>(at);
-      MemcpyRow row = memcpy_row(r, spool.global_pid);
-      row.src_device_id = int64_t{r.srcDeviceId};
-      row.src_context_id = int64_t{r.srcContextId};
-      row.dst_device_id = int64_t{r.dstDeviceId};
-      row.dst_context_id = int64_t{r.dstContextId};
-      if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
-      ++stats_.memcpys;
-      return rows_.add(row);
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET: {
-      auto r = load_record<CUpti_ActivityMemset4>(at);
-      MemsetRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.device_id = r.deviceId;
-      row.context_id = r.contextId;
-      row.stream_id = r.streamId;
-      row.correlation_id = r.correlationId;
-      row.global_pid = spool.global_pid;
-      row.value = r.value;
-      row.bytes = static_cast<int64_t>(r.bytes);
-      if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
-      row.mem_kind = nsys_mem_kind(r.memoryKind);
-      ++stats_.memsets;
-      return rows_.add(row);
-    }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      auto r = load_record<CUpti_ActivitySynchronization2>(at);
-      SyncRow row;
-      row.start = static_cast<int64_t>(r.start);
-      row.end = static_cast<int64_t>(r.end);
-      row.context_id = r.contextId;
-      // CUDA 13.0: a context synchronize has no stream; CUPTI puts
-      // CUPTI_SYNCHRONIZATION_INVALID_VALUE (all ones) there.
-      row.stream_id = r.streamId == 0xFFFFFFFFu ? 0 : r.streamId;
-      row.correlation_id = r.correlationId;
-      row.global_pid = spool.global_pid;
-      row.sync_type = nsys_sync_type(r.type);
-      row.event_id = r.cudaEventId == 0xFFFFFFFFu ? 0 : r.cudaEventId;
-      if (r.cudaEventSyncId != 0 && r.cudaEventSyncId != ~uint64_t{0}) {
-        row.event_sync_id = static_cast<int64_t>(r.cudaEventSyncId);
-      }
-      spool.syncs.push_back(row);
-      spool.sync_contexts.push_back(r.contextId);
-      ++stats_.syncs;
-      return Ok{};
-    }
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return kernel(spool, at);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return host_memcpy(spool, at);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      return peer_memcpy(spool, at);
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return memory_set(spool, at);
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return synchronization(spool, at);
     case CUPTI_ACTIVITY_KIND_CONTEXT: {
       auto r = load_record<CUpti_ActivityContext3>(at);
       spool.context_device[r.contextId] = r.deviceId;
       return Ok{};
     }
-    case CUPTI_ACTIVITY_KIND_MARKER: {
-      auto r = load_record<CUpti_ActivityMarker2>(at);
-      int64_t tid = 0;
-      int64_t pid = spool.pid;
-      if (r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
-          r.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
-        pid = r.objectId.pt.processId != 0 ? r.objectId.pt.processId : spool.pid;
-        tid = r.objectId.pt.threadId;
-      }
-      int64_t gtid = store::global_tid(static_cast<int32_t>(pid), static_cast<int32_t>(tid));
-      uint64_t name = string_field(at, offsetof(CUpti_ActivityMarker2, name));
-      uint64_t dom = string_field(at, offsetof(CUpti_ActivityMarker2, domain));
-      uint32_t flags = static_cast<uint32_t>(r.flags);
-      if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-        spool.open_markers[r.id] = {static_cast<int64_t>(r.timestamp), gtid,
-                                    static_cast<uint32_t>(r.objectKind), name, dom};
-        return Ok{};
-      }
-      if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-        auto it = spool.open_markers.find(r.id);
-        if (it == spool.open_markers.end()) {
-          ++unmatched_ends_;
-          return Ok{};
-        }
-        const OpenMarker& open = it->second;
-        NvtxRow row;
-        row.start = open.start;
-        row.end = static_cast<int64_t>(r.timestamp);
-        // CUDA 13.0's CUPTI gives push/pop ranges the THREAD object kind and
-        // start/end ranges (which may end on another thread) the PROCESS kind.
-        bool push_pop = open.object_kind == CUPTI_ACTIVITY_OBJECT_THREAD;
-        row.event_type = push_pop ? kNvtxPushPop : kNvtxStartEnd;
-        if (!push_pop) row.range_id = int64_t{r.id};
-        if (const std::string* text = lookup(spool, open.name_id)) row.text = *text;
-        row.global_tid = open.global_tid;
-        if (!push_pop) row.end_global_tid = gtid;
-        auto d = domain(spool, open.domain_id, open.start, open.global_tid);
-        if (!d) return d.error();
-        row.domain_id = *d;
-        spool.nvtx.push_back(std::move(row));
-        spool.nvtx_marker_ids.push_back(r.id);
-        spool.open_markers.erase(it);
-        return Ok{};
-      }
-      if (flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
-        NvtxRow row;
-        row.start = static_cast<int64_t>(r.timestamp);
-        row.event_type = kNvtxMark;
-        if (const std::string* text = lookup(spool, name)) row.text = *text;
-        row.global_tid = gtid;
-        auto d = domain(spool, dom, row.start, gtid);
-        if (!d) return d.error();
-        row.domain_id = *d;
-        spool.nvtx.push_back(std::move(row));
-        spool.nvtx_marker_ids.push_back(r.id);
-      }
-      return Ok{};
-    }
+    case CUPTI_ACTIVITY_KIND_MARKER:
+      return marker(spool, at);
     case CUPTI_ACTIVITY_KIND_MARKER_DATA: {
       auto r = load_record<CUpti_ActivityMarkerData2>(at);
       MarkerData data;
@@ -514,54 +404,210 @@ Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
       spool.marker_data[r.id] = data;
       return Ok{};
     }
-    case CUPTI_ACTIVITY_KIND_DEVICE: {
-      auto r = load_record<CUpti_ActivityDevice5>(at);
-      ++stats_.devices;
-      const std::string* name =
-          lookup(spool, string_field(at, offsetof(CUpti_ActivityDevice5, name)));
-      std::string uuid = uuid_text(r.uuid);
-      const uint32_t device = r.id;
-      if (!gpus_.count({device, uuid})) {
-        gpus_[{device, uuid}] = true;
-        GpuInfoRow g;
-        g.id = r.id;
-        g.name = name ? *name : "";
-        g.uuid = uuid;
-        g.l2_cache_size = r.l2CacheSize;
-        g.total_memory = static_cast<int64_t>(r.globalMemorySize);
-        g.memory_bandwidth = static_cast<int64_t>(r.globalMemoryBandwidth) * 1000;  // KB/s -> B/s
-        g.clock_rate_hz = static_cast<int64_t>(r.coreClockRate) * 1000;             // kHz -> Hz
-        g.sm_count = r.numMultiprocessors;
-        g.threads_per_warp = r.numThreadsPerWarp;
-        g.async_engines = r.numMemcpyEngines;
-        g.max_warps_per_sm = r.maxWarpsPerMultiprocessor;
-        g.max_blocks_per_sm = r.maxBlocksPerMultiprocessor;
-        g.max_threads_per_block = r.maxThreadsPerBlock;
-        g.max_registers_per_block = r.maxRegistersPerBlock;
-        g.max_shmem_per_block = r.maxSharedMemoryPerBlock;
-        g.max_shmem_per_block_optin = r.maxSharedMemoryPerBlock;
-        g.max_shmem_per_sm = r.maxSharedMemoryPerMultiprocessor;
-        g.max_registers_per_sm = r.maxRegistersPerMultiprocessor;
-        g.constant_memory = r.constantMemorySize;
-        g.max_ipc = r.maxIPC;
-        g.max_block_dim[0] = r.maxBlockDimX, g.max_block_dim[1] = r.maxBlockDimY;
-        g.max_block_dim[2] = r.maxBlockDimZ;
-        g.max_grid_dim[0] = r.maxGridDimX, g.max_grid_dim[1] = r.maxGridDimY;
-        g.max_grid_dim[2] = r.maxGridDimZ;
-        g.compute_major = r.computeCapabilityMajor;
-        g.compute_minor = r.computeCapabilityMinor;
-        if (auto st = rows_.add_gpu(g); !st) return st;
-      }
-      if (!cuda_devices_.count({spool.pid, device})) {
-        cuda_devices_[{spool.pid, device}] = true;
-        if (auto st = rows_.add_cuda_device(r.id, r.id, spool.pid); !st) return st;
-      }
-      return Ok{};
-    }
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return device(spool, at);
     default:
       // NAME (NVTX resource names) and OVERHEAD records have no table here.
       return Ok{};
   }
+}
+
+// RUNTIME and DRIVER: one CUPTI_ACTIVITY_KIND_* row each, named by cbid.
+Status Ingester::api_call(uint32_t kind, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityAPI>(at);
+  STRATA_ASSIGN_OR_RETURN(int64_t name, api_name(kind, r.cbid));
+  RuntimeRow row;
+  row.start = static_cast<int64_t>(r.start);
+  row.end = static_cast<int64_t>(r.end);
+  row.event_class = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 0 : 1;
+  row.global_tid =
+      store::global_tid(static_cast<int32_t>(r.processId), static_cast<int32_t>(r.threadId));
+  row.correlation_id = r.correlationId;
+  row.name_id = name;
+  row.return_value = r.returnValue;
+  ++(kind == CUPTI_ACTIVITY_KIND_RUNTIME ? stats_.runtime_calls : stats_.driver_calls);
+  return rows_.add(row);
+}
+
+// Kernels are batched (kKernelFlush) for TraceWriter::write_kernels.
+Status Ingester::kernel(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityKernel10>(at);
+  STRATA_ASSIGN_OR_RETURN(
+      KernelNameIds names,
+      kernel_name(spool, string_field(at, offsetof(CUpti_ActivityKernel10, name))));
+  store::KernelRow row;
+  row.start = static_cast<int64_t>(r.start);
+  row.end = static_cast<int64_t>(r.end);
+  row.device_id = r.deviceId;
+  row.context_id = r.contextId;
+  row.stream_id = r.streamId;
+  row.correlation_id = r.correlationId;
+  row.global_pid = spool.global_pid;
+  row.demangled_name = names.demangled;
+  row.short_name = names.base;
+  row.mangled_name = names.mangled;
+  row.grid_x = r.gridX, row.grid_y = r.gridY, row.grid_z = r.gridZ;
+  row.block_x = r.blockX, row.block_y = r.blockY, row.block_z = r.blockZ;
+  row.registers_per_thread = r.registersPerThread;
+  row.static_shared_memory = r.staticSharedMemory;
+  row.dynamic_shared_memory = r.dynamicSharedMemory;
+  row.shared_memory_executed = r.sharedMemoryExecuted;
+  row.local_memory_per_thread = r.localMemoryPerThread;
+  // CUDA 13.0: localMemoryTotal (u32) is kept for compatibility and can
+  // overflow; localMemoryTotal_v2 is the full value.
+  row.local_memory_total = static_cast<int64_t>(r.localMemoryTotal_v2);
+  row.grid_id = r.gridId;
+  if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
+  if (r.graphId != 0) row.graph_id = int64_t{r.graphId};
+  kernels_.push_back(row);
+  ++stats_.kernels;
+  if (kernels_.size() >= kKernelFlush) return flush_kernels();
+  return Ok{};
+}
+
+Status Ingester::host_memcpy(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityMemcpy6>(at);
+  MemcpyRow row = memcpy_row(r, spool.global_pid);
+  if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
+  row.copy_count = r.copyCount == 0 ? 1 : static_cast<int64_t>(r.copyCount);
+  ++stats_.memcpys;
+  return rows_.add(row);
+}
+
+Status Ingester::peer_memcpy(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityMemcpyPtoP4>(at);
+  MemcpyRow row = memcpy_row(r, spool.global_pid);
+  row.src_device_id = int64_t{r.srcDeviceId};
+  row.src_context_id = int64_t{r.srcContextId};
+  row.dst_device_id = int64_t{r.dstDeviceId};
+  row.dst_context_id = int64_t{r.dstContextId};
+  if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
+  ++stats_.memcpys;
+  return rows_.add(row);
+}
+
+Status Ingester::memory_set(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityMemset4>(at);
+  MemsetRow row;
+  row.start = static_cast<int64_t>(r.start);
+  row.end = static_cast<int64_t>(r.end);
+  row.device_id = r.deviceId;
+  row.context_id = r.contextId;
+  row.stream_id = r.streamId;
+  row.correlation_id = r.correlationId;
+  row.global_pid = spool.global_pid;
+  row.value = r.value;
+  row.bytes = static_cast<int64_t>(r.bytes);
+  if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);
+  row.mem_kind = nsys_mem_kind(r.memoryKind);
+  ++stats_.memsets;
+  return rows_.add(row);
+}
+
+// Kept until the spool ends: the device comes from CONTEXT records, which
+// may come later.
+Status Ingester::synchronization(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivitySynchronization2>(at);
+  SyncRow row;
+  row.start = static_cast<int64_t>(r.start);
+  row.end = static_cast<int64_t>(r.end);
+  row.context_id = r.contextId;
+  // CUDA 13.0: a context synchronize has no stream; CUPTI puts
+  // CUPTI_SYNCHRONIZATION_INVALID_VALUE (all ones) there.
+  row.stream_id = r.streamId == 0xFFFFFFFFu ? 0 : r.streamId;
+  row.correlation_id = r.correlationId;
+  row.global_pid = spool.global_pid;
+  row.sync_type = nsys_sync_type(r.type);
+  row.event_id = r.cudaEventId == 0xFFFFFFFFu ? 0 : r.cudaEventId;
+  if (r.cudaEventSyncId != 0 && r.cudaEventSyncId != ~uint64_t{0}) {
+    row.event_sync_id = static_cast<int64_t>(r.cudaEventSyncId);
+  }
+  spool.syncs.push_back(row);
+  spool.sync_contexts.push_back(r.contextId);
+  ++stats_.syncs;
+  return Ok{};
+}
+
+Result<NvtxRow> Ingester::range_row(Spool& spool, uint32_t marker_id, const OpenMarker& open) {
+  NvtxRow row;
+  row.start = open.start;
+  // CUDA 13.0's CUPTI gives push/pop ranges the THREAD object kind and
+  // start/end ranges (which may end on another thread) the PROCESS kind.
+  const bool push_pop = open.object_kind == CUPTI_ACTIVITY_OBJECT_THREAD;
+  row.event_type = push_pop ? kNvtxPushPop : kNvtxStartEnd;
+  if (!push_pop) row.range_id = int64_t{marker_id};
+  if (const std::string* text = lookup(spool, open.name_id)) row.text = *text;
+  row.global_tid = open.global_tid;
+  STRATA_ASSIGN_OR_RETURN(row.domain_id,
+                          domain(spool, open.domain_id, open.start, open.global_tid));
+  return row;
+}
+
+// NVTX: a range's start is kept until its end arrives; marks and ended
+// ranges become rows written when the spool ends (their MARKER_DATA, with
+// color and category, may come later).
+Status Ingester::marker(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityMarker2>(at);
+  int64_t tid = 0;
+  int64_t pid = spool.pid;
+  if (r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+      r.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+    pid = r.objectId.pt.processId != 0 ? r.objectId.pt.processId : spool.pid;
+    tid = r.objectId.pt.threadId;
+  }
+  int64_t gtid = store::global_tid(static_cast<int32_t>(pid), static_cast<int32_t>(tid));
+  uint64_t name = string_field(at, offsetof(CUpti_ActivityMarker2, name));
+  uint64_t dom = string_field(at, offsetof(CUpti_ActivityMarker2, domain));
+  uint32_t flags = static_cast<uint32_t>(r.flags);
+  if (flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    spool.open_markers[r.id] = {static_cast<int64_t>(r.timestamp), gtid,
+                                static_cast<uint32_t>(r.objectKind), name, dom};
+    return Ok{};
+  }
+  if (flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+    auto it = spool.open_markers.find(r.id);
+    if (it == spool.open_markers.end()) {
+      ++unmatched_ends_;
+      return Ok{};
+    }
+    STRATA_ASSIGN_OR_RETURN(NvtxRow row, range_row(spool, r.id, it->second));
+    row.end = static_cast<int64_t>(r.timestamp);
+    if (row.event_type == kNvtxStartEnd) row.end_global_tid = gtid;
+    spool.nvtx.push_back(std::move(row));
+    spool.nvtx_marker_ids.push_back(r.id);
+    spool.open_markers.erase(it);
+    return Ok{};
+  }
+  if (flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+    NvtxRow row;
+    row.start = static_cast<int64_t>(r.timestamp);
+    row.event_type = kNvtxMark;
+    if (const std::string* text = lookup(spool, name)) row.text = *text;
+    row.global_tid = gtid;
+    STRATA_ASSIGN_OR_RETURN(row.domain_id, domain(spool, dom, row.start, gtid));
+    spool.nvtx.push_back(std::move(row));
+    spool.nvtx_marker_ids.push_back(r.id);
+  }
+  return Ok{};
+}
+
+// TARGET_INFO_GPU once per (device, uuid) and TARGET_INFO_CUDA_DEVICE once
+// per (pid, device) over the whole run.
+Status Ingester::device(Spool& spool, const std::byte* at) {
+  auto r = load_record<CUpti_ActivityDevice5>(at);
+  ++stats_.devices;
+  const std::string* name = lookup(spool, string_field(at, offsetof(CUpti_ActivityDevice5, name)));
+  std::string uuid = uuid_text(r.uuid);
+  const uint32_t device = r.id;
+  if (!gpus_.count({device, uuid})) {
+    gpus_[{device, uuid}] = true;
+    STRATA_TRY(rows_.add_gpu(gpu_info_row(r, name ? *name : "", uuid)));
+  }
+  if (!cuda_devices_.count({spool.pid, device})) {
+    cuda_devices_[{spool.pid, device}] = true;
+    STRATA_TRY(rows_.add_cuda_device(r.id, r.id, spool.pid));
+  }
+  return Ok{};
 }
 
 Status Ingester::walk_buffer(Spool& spool, std::span<const std::byte> records) {
@@ -589,7 +635,7 @@ Status Ingester::finish_spool(Spool& spool, const format::SpoolStats& stats) {
   for (size_t i = 0; i < spool.syncs.size(); ++i) {
     auto it = spool.context_device.find(spool.sync_contexts[i]);
     spool.syncs[i].device_id = it == spool.context_device.end() ? 0 : it->second;
-    if (auto st = rows_.add(spool.syncs[i]); !st) return st;
+    STRATA_TRY(rows_.add(spool.syncs[i]));
   }
   for (size_t i = 0; i < spool.nvtx.size(); ++i) {
     NvtxRow& row = spool.nvtx[i];
@@ -598,42 +644,29 @@ Status Ingester::finish_spool(Spool& spool, const format::SpoolStats& stats) {
       if (it->second.category != 0) row.category = it->second.category;
     }
     ++stats_.nvtx_events;
-    if (auto st = rows_.add(row); !st) return st;
+    STRATA_TRY(rows_.add(row));
   }
   // Ranges still open when the process ended (or whose end was lost) are
   // kept with no end, as nsys keeps them.
   for (const auto& [id, open] : spool.open_markers) {
-    NvtxRow row;
-    row.start = open.start;
-    bool push_pop = open.object_kind == CUPTI_ACTIVITY_OBJECT_THREAD;
-    row.event_type = push_pop ? kNvtxPushPop : kNvtxStartEnd;
-    if (!push_pop) row.range_id = id;
-    if (const std::string* text = lookup(spool, open.name_id)) row.text = *text;
-    row.global_tid = open.global_tid;
-    auto d = domain(spool, open.domain_id, open.start, open.global_tid);
-    if (!d) return d.error();
-    row.domain_id = *d;
+    STRATA_ASSIGN_OR_RETURN(NvtxRow row, range_row(spool, id, open));
     ++open_ranges_;
     ++stats_.nvtx_events;
-    if (auto st = rows_.add(row); !st) return st;
+    STRATA_TRY(rows_.add(row));
   }
   for (const auto& [tid, name] : spool.thread_names) {
-    auto id = writer_.intern(name);
-    if (!id) return id.error();
-    if (auto st = rows_.add_thread_name(
-            store::global_tid(static_cast<int32_t>(spool.pid), static_cast<int32_t>(tid)), *id);
-        !st) {
-      return st;
-    }
+    STRATA_ASSIGN_OR_RETURN(int64_t id, writer_.intern(name));
+    STRATA_TRY(rows_.add_thread_name(
+        store::global_tid(static_cast<int32_t>(spool.pid), static_cast<int32_t>(tid)), id));
   }
-  if (auto st = rows_.add_process(spool.global_pid, spool.pid, spool.exe); !st) return st;
+  STRATA_TRY(rows_.add_process(spool.global_pid, spool.pid, spool.exe));
   if (!spool.kernels_seen.empty()) {
     std::vector<store::KernelSeenRow> seen;
     for (const auto& [name, launches] : spool.kernels_seen) {
       seen.push_back({spool.pid, name, static_cast<int64_t>(launches)});
     }
     stats_.kernel_names_seen += seen.size();
-    if (auto st = store::write_kernels_seen(writer_, seen); !st) return st;
+    STRATA_TRY(store::write_kernels_seen(writer_, seen));
   }
 
   stats_.damaged_chunks += stats.crc_failures + stats.resyncs;
@@ -660,7 +693,7 @@ Status Ingester::finish_spool(Spool& spool, const format::SpoolStats& stats) {
         total);
   }
   for (const auto& [name, value] : counters) {
-    if (auto st = counter(name, value); !st) return st;
+    STRATA_TRY(counter(name, value));
   }
   return Ok{};
 }
@@ -685,13 +718,13 @@ Status Ingester::ingest(const std::string& path) {
     STRATA_TRY(walk_buffer(spool, buffer.records));
     reader->release(buffer.payload);  // or the walk brings the whole spool back into memory
   }
-  if (auto st = flush_kernels(); !st) return st;
+  STRATA_TRY(flush_kernels());
   return finish_spool(spool, reader->stats());
 }
 
 Status Ingester::finish() {
-  if (auto st = flush_kernels(); !st) return st;
-  if (auto st = rows_.flush(); !st) return st;
+  STRATA_TRY(flush_kernels());
+  STRATA_TRY(rows_.flush());
   std::pair<const char*, uint64_t> counters[] = {
       {"ingest.bad_payloads", bad_payloads_},
       {"ingest.old_cupti_buffers", old_cupti_buffers_},
@@ -703,7 +736,7 @@ Status Ingester::finish() {
       {"ingest.open_nvtx_ranges", open_ranges_},
   };
   for (const auto& [name, value] : counters) {
-    if (auto st = counter(name, value); !st) return st;
+    STRATA_TRY(counter(name, value));
   }
   return Ok{};
 }
@@ -712,13 +745,12 @@ Status Ingester::finish() {
 
 Result<IngestStats> ingest_spools(const std::vector<std::string>& spool_paths,
                                   store::TraceWriter& writer) {
-  auto rows = CudaRowWriter::create(writer);
-  if (!rows) return rows.error();
-  Ingester ingester(writer, std::move(*rows));
+  STRATA_ASSIGN_OR_RETURN(CudaRowWriter rows, CudaRowWriter::create(writer));
+  Ingester ingester(writer, std::move(rows));
   for (const auto& path : spool_paths) {
-    if (auto st = ingester.ingest(path); !st) return st.error();
+    STRATA_TRY(ingester.ingest(path));
   }
-  if (auto st = ingester.finish(); !st) return st.error();
+  STRATA_TRY(ingester.finish());
   return std::move(ingester.stats());
 }
 
