@@ -21,6 +21,7 @@
 #include "format/spool_format.h"
 #include "format/spool_reader.h"
 #include "import/chunk_visitor.h"
+#include "symbolize/proc_maps.h"
 #include "symbolize/symbolizer.h"
 
 namespace strata::import {
@@ -198,37 +199,6 @@ std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile
   return spool;
 }
 
-// /proc/PID/maps text into mappings; the lines of a later snapshot come
-// later, so they win where they overlap (AddressSpace's rule).
-symbolize::AddressSpace parse_maps(int pid, std::string_view text) {
-  symbolize::AddressSpace space;
-  space.pid = pid;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(at, end - at));
-    at = end + 1;
-    unsigned long long start = 0, stop = 0, offset = 0, inode = 0;
-    char perms[8] = {};
-    char dev[16] = {};
-    int consumed = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu %n", &start, &stop, perms, &offset,
-                    dev, &inode, &consumed) < 6) {
-      continue;
-    }
-    symbolize::Mapping m;
-    m.start = start;
-    m.end = stop;
-    m.pgoff = offset;
-    m.executable = perms[2] == 'x';
-    if (consumed > 0 && static_cast<size_t>(consumed) <= line.size())
-      m.path = line.substr(consumed);
-    space.mappings.push_back(std::move(m));
-  }
-  return space;
-}
-
 }  // namespace
 
 InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths) {
@@ -250,7 +220,8 @@ InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths
   symbolize::Symbolizer symbolizer;
   std::set<std::pair<int32_t, int32_t>> threads_seen;
   for (SpoolData& spool : spools) {
-    symbolize::AddressSpace space = parse_maps(spool.pid, spool.maps);
+    // Later snapshots' lines come later and win where they overlap.
+    symbolize::AddressSpace space = symbolize::address_space_from_maps(spool.pid, spool.maps);
     analysis::ProcessInfo process;
     process.pid = spool.pid;
     process.command = spool.command.value_or("");

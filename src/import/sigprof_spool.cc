@@ -1,12 +1,9 @@
-// Every length is checked against what is left before it is used, in 64-bit
-// arithmetic, so no field value can make a read go past the payload.
 #include "import/sigprof_spool.h"
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <set>
 #include <tuple>
@@ -16,83 +13,27 @@
 #include "import/chunk_visitor.h"
 #include "import/spool_files.h"
 #include "sampler/inprocess/sigprof_env.h"
+#include "symbolize/proc_maps.h"
 
 namespace strata::import {
-namespace {
 
-// Hex number at the front of `text`, consuming it.
-bool take_hex(std::string_view& text, uint64_t* out) {
-  auto r = std::from_chars(text.data(), text.data() + text.size(), *out, 16);
-  if (r.ec != std::errc() || r.ptr == text.data()) return false;
-  text.remove_prefix(static_cast<size_t>(r.ptr - text.data()));
-  return true;
-}
-
-bool take_dec(std::string_view& text, uint64_t* out) {
-  auto r = std::from_chars(text.data(), text.data() + text.size(), *out, 10);
-  if (r.ec != std::errc() || r.ptr == text.data()) return false;
-  text.remove_prefix(static_cast<size_t>(r.ptr - text.data()));
-  return true;
-}
-
-bool take_char(std::string_view& text, char c) {
-  if (text.empty() || text.front() != c) return false;
-  text.remove_prefix(1);
-  return true;
-}
-
-void skip_spaces(std::string_view& text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-}
-
-// "start-end perms offset maj:min inode [path]"; false on anything else.
-bool parse_maps_line(std::string_view line, sampler::Mapping* m) {
-  uint64_t start = 0, end = 0, pgoff = 0, maj = 0, min = 0, ino = 0;
-  if (!take_hex(line, &start) || !take_char(line, '-') || !take_hex(line, &end) || end < start) {
-    return false;
-  }
-  skip_spaces(line);
-  if (line.size() < 4) return false;
-  const std::string_view perms = line.substr(0, 4);
-  line.remove_prefix(4);
-  skip_spaces(line);
-  if (!take_hex(line, &pgoff)) return false;
-  skip_spaces(line);
-  if (!take_hex(line, &maj) || !take_char(line, ':') || !take_hex(line, &min)) return false;
-  skip_spaces(line);
-  if (!take_dec(line, &ino)) return false;
-  skip_spaces(line);
-  m->addr = start;
-  m->len = end - start;
-  m->pgoff = pgoff;
-  m->maj = static_cast<uint32_t>(maj);
-  m->min = static_cast<uint32_t>(min);
-  m->ino = ino;
-  m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-            (perms[2] == 'x' ? PROT_EXEC : 0);
-  m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-  m->filename = std::string(line);
-  return true;
-}
-
-}  // namespace
-
-std::vector<sampler::Mapping> parse_proc_maps(std::string_view text, uint32_t pid, uint64_t time,
-                                              uint64_t* bad_lines) {
+std::vector<sampler::Mapping> executable_mappings(std::string_view text, uint32_t pid,
+                                                  uint64_t time, uint64_t* bad_lines) {
   std::vector<sampler::Mapping> out;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    if (line.empty()) continue;
-    sampler::Mapping m;
-    if (!parse_maps_line(line, &m)) {
-      ++*bad_lines;
-      continue;
-    }
+  for (symbolize::MapsLine& line : symbolize::parse_proc_maps(text, bad_lines)) {
     // perf sends MMAP2 for executable mappings only (no mmap_data): the same
     // input for the unwinder.
-    if (!(m.prot & PROT_EXEC)) continue;
+    if (!line.executable()) continue;
+    sampler::Mapping m;
+    m.addr = line.start;
+    m.len = line.end - line.start;
+    m.pgoff = line.pgoff;
+    m.maj = line.dev_major;
+    m.min = line.dev_minor;
+    m.ino = line.inode;
+    m.prot = (line.readable() ? PROT_READ : 0) | (line.writable() ? PROT_WRITE : 0) | PROT_EXEC;
+    m.flags = line.shared() ? MAP_SHARED : MAP_PRIVATE;
+    m.filename = std::move(line.path);
     m.pid = pid;
     m.tid = pid;
     m.time = time;
@@ -166,7 +107,7 @@ class SigprofVisitor final : public ChunkVisitor {
   Status on_memory_map(const format::MemoryMap& record) override {
     const auto time = static_cast<uint64_t>(record.time_ns);
     if (time > latest_time_) latest_time_ = time;
-    for (Mapping& m : parse_proc_maps(record.text, pid_, time, &summary_.bad_map_lines)) {
+    for (Mapping& m : executable_mappings(record.text, pid_, time, &summary_.bad_map_lines)) {
       if (seen_.emplace(m.addr, m.len, m.pgoff, m.filename).second) maps_.push_back(std::move(m));
     }
     return Ok{};

@@ -24,11 +24,11 @@
 
 namespace strata::import {
 
-// The executable mappings of /proc/PID/maps text as MMAP2-like Mappings of
-// `pid` at `time`. Lines that do not parse are skipped and counted in
-// *bad_lines.
-std::vector<sampler::Mapping> parse_proc_maps(std::string_view text, uint32_t pid, uint64_t time,
-                                              uint64_t* bad_lines);
+// The executable mappings of /proc/PID/maps text (symbolize::parse_proc_maps)
+// as MMAP2-like Mappings of `pid` at `time`, as perf would send them. Lines
+// that do not parse are skipped and counted in *bad_lines.
+std::vector<sampler::Mapping> executable_mappings(std::string_view text, uint32_t pid,
+                                                  uint64_t time, uint64_t* bad_lines);
 
 // What one spool held besides what it added to the profile.
 struct SpoolSummary {

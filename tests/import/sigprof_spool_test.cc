@@ -138,7 +138,7 @@ TEST(SigprofDecodeTest, CountersToleratesMoreOrFewerSlots) {
 
 TEST(SigprofDecodeTest, ProcMapsKeepsExecutableMappingsAndCountsBadLines) {
   uint64_t bad = 0;
-  auto maps = parse_proc_maps(kMaps, 7, 55, &bad);
+  auto maps = executable_mappings(kMaps, 7, 55, &bad);
   EXPECT_EQ(bad, 1u);
   ASSERT_EQ(maps.size(), 3u);
   EXPECT_EQ(maps[0].filename, "/usr/bin/prog");
@@ -297,7 +297,7 @@ TEST(SigprofDecodeFuzzTest, MutatedRecordsNeverReadOutOfBounds) {
       if (!record) continue;
       ++decoded;
       uint64_t bad = 0;
-      for (const auto& m : parse_proc_maps(record->text, 1, 0, &bad)) {
+      for (const auto& m : executable_mappings(record->text, 1, 0, &bad)) {
         ASSERT_GE(m.addr + m.len, m.addr) << "seed " << seed;
       }
     } else if (format::decode_sampler_counters(b)) {

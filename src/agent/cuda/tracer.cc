@@ -15,6 +15,7 @@
 #include "agent/log.h"
 #include "agent/signal_chain.h"
 #include "common/clock.h"
+#include "format/own_process.h"
 
 namespace strata::agent {
 
@@ -178,7 +179,7 @@ bool Tracer::start(const Config& config) {
     }
     spool_ = std::move(*opened);
   }
-  write_process_info(spool_);
+  format::append_own_process_info(spool_);
 
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return fail("cannot create the drain thread's eventfd");

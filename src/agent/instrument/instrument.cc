@@ -48,6 +48,7 @@
 #include "common/clock.h"
 #include "format/byte_order.h"
 #include "format/instrument_payloads.h"
+#include "format/own_process.h"
 #include "format/payloads.h"
 #include "format/spool_writer.h"
 
@@ -211,38 +212,6 @@ STRATA_NO_INSTRUMENT void write_own_name(ThreadBuffer* b) {
   if (prctl(PR_GET_NAME, name) == 0) write_name(b, name, std::strlen(name));
 }
 
-// Reads a whole /proc file into an mmap'd buffer (async-signal-safe: no malloc).
-// Returns the length; *out is munmap'd by the caller with *capacity.
-STRATA_NO_INSTRUMENT size_t read_proc_file(const char* path, char** out, size_t* capacity) {
-  *out = nullptr;
-  *capacity = 0;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  size_t cap = 64 * 1024, len = 0;
-  void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    ::close(fd);
-    return 0;
-  }
-  char* buf = static_cast<char*>(mem);
-  for (;;) {
-    if (len == cap) {
-      void* grown = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-      if (grown == MAP_FAILED) break;
-      buf = static_cast<char*>(grown);
-      cap *= 2;
-    }
-    ssize_t got = ::read(fd, buf + len, cap - len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    len += static_cast<size_t>(got);
-  }
-  ::close(fd);
-  *out = buf;
-  *capacity = cap;
-  return len;
-}
-
 STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   char path[64] = "/proc/self/task/";
   char digits[16];
@@ -252,38 +221,22 @@ STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   size_t at = std::strlen(path);
   while (nd > 0) path[at++] = digits[--nd];
   std::memcpy(path + at, "/comm", 6);
-  char* text = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file(path, &text, &cap);
-  if (text == nullptr) return;
-  while (len > 0 && text[len - 1] == '\n') --len;
-  if (len > 0) write_name(b, text, len);
-  munmap(text, cap);
+  format::ProcFile comm;
+  if (!format::read_proc_file(path, &comm)) return;
+  size_t len = comm.size;
+  while (len > 0 && comm.data[len - 1] == '\n') --len;
+  if (len > 0) write_name(b, comm.data, len);
+  format::release_proc_file(&comm);
 }
 
+// The maps and process info as every producer writes them
+// (format/own_process.h: syscalls only, async-signal-safe).
 STRATA_NO_INSTRUMENT void write_memory_map() {
-  char* text = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file("/proc/self/maps", &text, &cap);
-  if (text == nullptr) return;
-  unsigned char prefix[format::kMemoryMapPrefix] = {};
-  format::store_le64(prefix, static_cast<uint64_t>(monotonic_ns()));
-  iovec parts[2] = {{prefix, sizeof prefix}, {text, len}};
-  g_writer->append_iov(format::ChunkKind::kMemoryMap, parts, 2);
-  munmap(text, cap);
+  format::append_own_memory_map(*g_writer);
 }
 
 STRATA_NO_INSTRUMENT void write_process_info() {
-  char exe[4096];
-  ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe);
-  if (exe_len < 0) exe_len = 0;
-  char* cmdline = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file("/proc/self/cmdline", &cmdline, &cap);
-  g_writer->append_process_info(static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getppid()),
-                                std::string_view(exe, static_cast<size_t>(exe_len)),
-                                std::string_view(cmdline ? cmdline : "", len));
-  if (cmdline != nullptr) munmap(cmdline, cap);
+  format::append_own_process_info(*g_writer);
 }
 
 STRATA_NO_INSTRUMENT void write_drop_counters() {

@@ -52,6 +52,7 @@
 
 #include "common/clock.h"
 #include "format/byte_order.h"
+#include "format/own_process.h"
 #include "format/sampler_payloads.h"
 #include "format/spool_writer.h"
 #include "sampler/inprocess/sigprof_env.h"
@@ -238,47 +239,9 @@ void on_sigprof(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-// A whole file into an mmap'd buffer (no malloc: also used after fork).
-// Returns the length, or -1; *out is to be munmap'd with *capacity.
-ssize_t read_whole_file(const char* path, char** out, size_t* capacity) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  size_t cap = 64 << 10;
-  void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    close(fd);
-    return -1;
-  }
-  char* buf = static_cast<char*>(mem);
-  size_t len = 0;
-  for (;;) {
-    if (len == cap) {
-      void* grown = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-      if (grown == MAP_FAILED) break;
-      buf = static_cast<char*>(grown);
-      cap *= 2;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    len += static_cast<size_t>(n);
-  }
-  close(fd);
-  *out = buf;
-  *capacity = cap;
-  return static_cast<ssize_t>(len);
-}
-
+// /proc/self/maps (format/own_process.h: no malloc, also used after fork).
 void write_maps() {
-  char* text = nullptr;
-  size_t cap = 0;
-  ssize_t len = read_whole_file("/proc/self/maps", &text, &cap);
-  if (len < 0) return;
-  unsigned char prefix[wire::kMemoryMapPrefix];
-  store_le64(prefix, static_cast<uint64_t>(strata::monotonic_ns()));
-  iovec parts[2] = {{prefix, sizeof prefix}, {text, static_cast<size_t>(len)}};
-  g_writer->append_iov(ChunkKind::kMemoryMap, parts, 2);
-  munmap(text, cap);
+  wire::append_own_memory_map(*g_writer);
 }
 
 int count_adds(dl_phdr_info* info, size_t, void* data) {
@@ -305,19 +268,6 @@ void write_counters() {
                g_counters[i].load(std::memory_order_relaxed));
   }
   g_writer->append(ChunkKind::kSamplerCounters, record, sizeof record);
-}
-
-void write_process_info() {
-  char exe[4096];
-  ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe);
-  if (exe_len < 0) exe_len = 0;
-  char* cmdline = nullptr;
-  size_t cap = 0;
-  ssize_t cmd_len = read_whole_file("/proc/self/cmdline", &cmdline, &cap);
-  g_writer->append_process_info(static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getppid()),
-                                std::string_view(exe, static_cast<size_t>(exe_len)),
-                                cmd_len > 0 ? std::string_view(cmdline, cmd_len) : "");
-  if (cmdline) munmap(cmdline, cap);
 }
 
 // The name of a thread: prctl for ourselves, /proc for another thread.
@@ -482,7 +432,7 @@ bool open_spool() {
 }
 
 void start_process_spool() {
-  write_process_info();
+  wire::append_own_process_info(*g_writer);
   write_maps();
   g_last_adds.store(-1);
 }
