@@ -9,6 +9,7 @@
 #include "common/private_dir.h"
 #include "common/process.h"
 #include "common/signal_forwarder.h"
+#include "import/spool_files.h"
 
 namespace strata::cli {
 
@@ -78,7 +79,7 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
   trace.info.exit_status = target.exit_status;
   trace.info.signal = target.signal;
   IngestedRun run;
-  run.spools = import::find_spools(run_dir);
+  run.spools = import::list_spools(run_dir, import::kAgentSpoolPrefix);
   Status written = trace.writer.write_run(trace.info);
   if (written) {
     auto stats_or = import::ingest_spools(run.spools, trace.writer);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -17,7 +16,6 @@
 #include "import/chunk_visitor.h"
 #include "import/cuda_rows.h"
 #include "import/cupti_records.h"
-#include "import/spool_files.h"
 #include "store/cpu_profile_rows.h"
 #include "store/kernel_metric_rows.h"
 #include "store/kernel_names.h"
@@ -752,10 +750,6 @@ Result<IngestStats> ingest_spools(const std::vector<std::string>& spool_paths,
   }
   STRATA_TRY(ingester.finish());
   return std::move(ingester.stats());
-}
-
-std::vector<std::string> find_spools(const std::string& dir) {
-  return list_spools(dir, kAgentSpoolPrefix);
 }
 
 }  // namespace strata::import

@@ -57,7 +57,4 @@ struct IngestStats {
 Result<IngestStats> ingest_spools(const std::vector<std::string>& spool_paths,
                                   store::TraceWriter& writer);
 
-// The agent's spool-*.bin files in `dir`, sorted (list_spools).
-std::vector<std::string> find_spools(const std::string& dir);
-
 }  // namespace strata::import

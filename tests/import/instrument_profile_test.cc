@@ -7,9 +7,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -156,6 +160,42 @@ TEST_F(InstrumentProfileTest, AFileThatIsNotASpoolIsCountedAndNamed) {
   ASSERT_EQ(out.notes.size(), 1u);
   EXPECT_NE(out.notes[0].find(spool_path()), std::string::npos);
   EXPECT_TRUE(out.profile.calls.empty());
+}
+
+// Randomized mutation (shared/DESIGN.md: every reader of untrusted bytes):
+// whatever the damage, the reader counts it and keeps at most the events the
+// intact spool had. The seed is printed; set STRATA_FUZZ_SEED to replay.
+TEST_F(InstrumentProfileTest, MutatedSpoolsAreCountedNeverFatal) {
+  {
+    auto w = format::SpoolWriter::open(spool_path());
+    ASSERT_TRUE(w);
+    w->append_thread_name(kTid, "main");
+    const uint64_t a = target_address();
+    auto chunk = events_chunk(
+        format::InstrumentClock::kTsc,
+        {0, 500, event(a, false, 0), event(a, true, 20), event(a, false, 3), event(a, true, 4)},
+        1000, 0, 2000, 1000);
+    w->append(ChunkKind::kInstrumentEvents, chunk.data(), chunk.size());
+    w->close();
+  }
+  std::ifstream in(spool_path(), std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  const char* env = std::getenv("STRATA_FUZZ_SEED");
+  const uint64_t seed = env ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  std::printf("seed %llu (STRATA_FUZZ_SEED to replay)\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 500; ++i) {
+    std::string bytes = original;
+    for (int e = 0, n = 1 + static_cast<int>(rng() % 4); e < n; ++e) {
+      bytes[rng() % bytes.size()] ^= static_cast<char>(1u << (rng() % 8));
+    }
+    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+    std::ofstream(spool_path(), std::ios::binary | std::ios::trunc) << bytes;
+    InstrumentedProfile out = read_instrument_spools({spool_path()});
+    ASSERT_LE(out.counters.events, 4u) << "seed " << seed << " iteration " << i;
+    ASSERT_EQ(out.counters.spools + out.counters.unreadable_spools, 1u) << "seed " << seed;
+  }
 }
 
 }  // namespace

@@ -229,14 +229,10 @@ STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   format::release_proc_file(&comm);
 }
 
-// The maps and process info as every producer writes them
-// (format/own_process.h: syscalls only, async-signal-safe).
+// The maps as every producer writes them (format/own_process.h: syscalls
+// only, async-signal-safe).
 STRATA_NO_INSTRUMENT void write_memory_map() {
   format::append_own_memory_map(*g_writer);
-}
-
-STRATA_NO_INSTRUMENT void write_process_info() {
-  format::append_own_process_info(*g_writer);
 }
 
 STRATA_NO_INSTRUMENT void write_drop_counters() {
@@ -412,7 +408,7 @@ STRATA_NO_INSTRUMENT void on_fork_child() {
     g_state.store(kOff, std::memory_order_relaxed);
     return;
   }
-  write_process_info();
+  format::append_own_process_info(*g_writer);
   write_memory_map();
 }
 
@@ -439,7 +435,7 @@ STRATA_NO_INSTRUMENT bool init() {
     g_state.store(kOff, std::memory_order_release);
     return false;
   }
-  write_process_info();
+  format::append_own_process_info(*g_writer);
   write_memory_map();
   pthread_atfork(nullptr, nullptr, on_fork_child);
   std::atexit(on_exit);
