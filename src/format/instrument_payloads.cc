@@ -3,14 +3,14 @@
 #include <string>
 
 #include "format/byte_order.h"
+#include "format/payload_error.h"
 
 namespace strata::format {
 
 Result<InstrumentEvents> decode_instrument_events(std::span<const std::byte> payload) {
   if (payload.size() < kInstrumentEventsPrefix ||
       (payload.size() - kInstrumentEventsPrefix) % kInstrumentWordSize != 0) {
-    return make_error("malformed instrument-events chunk: " + std::to_string(payload.size()) +
-                      " bytes is not 40 + 8n");
+    return malformed_chunk("instrument-events", bytes_text(payload.size()) + " is not 40 + 8n");
   }
   namespace off = instrument_events_offset;
   const std::byte* p = payload.data();
@@ -18,7 +18,7 @@ Result<InstrumentEvents> decode_instrument_events(std::span<const std::byte> pay
   const uint32_t clock = load_le32(p + off::kClock);
   if (clock != static_cast<uint32_t>(InstrumentClock::kMonotonic) &&
       clock != static_cast<uint32_t>(InstrumentClock::kTsc)) {
-    return make_error("malformed instrument-events chunk: unknown clock " + std::to_string(clock));
+    return malformed_chunk("instrument-events", "unknown clock " + std::to_string(clock));
   }
   out.tid = load_le32(p + off::kTid);
   out.clock = static_cast<InstrumentClock>(clock);
