@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "common/clock.h"
+#include "common/process.h"
 #include "common/signal_forwarder.h"
 
 namespace strata::sampler {
@@ -355,14 +356,7 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
     n = read(go_fd, &go, 1);
   } while (n < 0 && errno == EINTR);
   if (n != 1) _exit(127);  // the parent gave up (no events): never run the command
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  int err = errno;
-  (void)!write(error_fd, &err, sizeof err);
-  _exit(127);
+  exec_or_report(argv, error_fd);
 }
 
 void close_fd(int& fd) {

@@ -22,6 +22,7 @@
 #include "import/cupti_records.h"
 #include "store/kernel_names.h"
 #include "store/trace_db.h"
+#include "util/temp_dir.h"
 
 namespace {
 
@@ -33,21 +34,7 @@ const std::string kSlowSpool = kData + "/spool-gpu_matmul-slow_loop_sync/spool-1
 const std::string kBatchedSpool = kData + "/spool-gpu_matmul-batched/spool-1703.bin";
 const std::string kNsysExport = kData + "/nsys-gpu_matmul-slow/gpu_matmul_slow.sqlite";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "strata-ingest-XXXXXX").string();
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using strata::test_util::TempDir;
 
 std::vector<char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
