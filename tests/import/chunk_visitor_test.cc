@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "common/private_dir.h"
 #include "format/byte_order.h"
 #include "format/spool_writer.h"
 #include "import/spool_files.h"
+#include "util/temp_dir.h"
 
 namespace strata::import {
 namespace {
@@ -123,9 +123,8 @@ std::string write_every_kind(const std::string& dir) {
 }
 
 TEST(ChunkVisitorTest, EveryKindReachesItsHandlerInFileOrder) {
-  auto dir = PrivateDir::make("strata-import-test");
-  ASSERT_TRUE(dir);
-  auto reader = format::SpoolReader::open(write_every_kind(dir->path()));
+  test_util::TempDir dir("strata-import-test");
+  auto reader = format::SpoolReader::open(write_every_kind(dir.path().string()));
   ASSERT_TRUE(reader) << reader.error().message;
   Recorder all(every_kind());
   ASSERT_TRUE(visit_chunks(*reader, all));
@@ -148,9 +147,8 @@ TEST(ChunkVisitorTest, EveryKindReachesItsHandlerInFileOrder) {
 }
 
 TEST(ChunkVisitorTest, UnwantedKindsAreNeitherDecodedNorReported) {
-  auto dir = PrivateDir::make("strata-import-test");
-  ASSERT_TRUE(dir);
-  auto reader = format::SpoolReader::open(write_every_kind(dir->path()));
+  test_util::TempDir dir("strata-import-test");
+  auto reader = format::SpoolReader::open(write_every_kind(dir.path().string()));
   ASSERT_TRUE(reader);
   Recorder some({ChunkKind::kMemoryMap, ChunkKind::kSamplerCounters});
   ASSERT_TRUE(visit_chunks(*reader, some));
@@ -160,9 +158,8 @@ TEST(ChunkVisitorTest, UnwantedKindsAreNeitherDecodedNorReported) {
 }
 
 TEST(ChunkVisitorTest, AHandlerErrorStopsTheLoop) {
-  auto dir = PrivateDir::make("strata-import-test");
-  ASSERT_TRUE(dir);
-  auto reader = format::SpoolReader::open(write_every_kind(dir->path()));
+  test_util::TempDir dir("strata-import-test");
+  auto reader = format::SpoolReader::open(write_every_kind(dir.path().string()));
   ASSERT_TRUE(reader);
   Recorder all(every_kind());
   all.fail_on = "thread:";
@@ -174,21 +171,20 @@ TEST(ChunkVisitorTest, AHandlerErrorStopsTheLoop) {
 }
 
 TEST(SpoolFilesTest, ListsOneProducersSpoolsSorted) {
-  auto dir = PrivateDir::make("strata-import-test");
-  ASSERT_TRUE(dir);
+  test_util::TempDir dir("strata-import-test");
   for (const char* name : {"spool-20.bin", "spool-3.bin", "spool-.bin", "spool-4.txt",
                            "instrument-5.bin", "sigprof-6.1.bin"}) {
-    std::ofstream(dir->path() + "/" + name) << "x";
+    std::ofstream(dir.path().string() + "/" + name) << "x";
   }
-  ASSERT_EQ(mkdir((dir->path() + "/spool-7.bin").c_str(), 0700), 0);  // not a regular file
-  const std::string d = dir->path() + "/";
-  EXPECT_EQ(list_spools(dir->path(), kAgentSpoolPrefix),
+  ASSERT_EQ(mkdir((dir.path().string() + "/spool-7.bin").c_str(), 0700), 0);  // not a regular file
+  const std::string d = dir.path().string() + "/";
+  EXPECT_EQ(list_spools(dir.path().string(), kAgentSpoolPrefix),
             (std::vector<std::string>{d + "spool-20.bin", d + "spool-3.bin"}));
-  EXPECT_EQ(list_spools(dir->path(), kInstrumentSpoolPrefix),
+  EXPECT_EQ(list_spools(dir.path().string(), kInstrumentSpoolPrefix),
             (std::vector<std::string>{d + "instrument-5.bin"}));
-  EXPECT_EQ(list_spools(dir->path(), kSigprofSpoolPrefix),
+  EXPECT_EQ(list_spools(dir.path().string(), kSigprofSpoolPrefix),
             (std::vector<std::string>{d + "sigprof-6.1.bin"}));
-  EXPECT_TRUE(list_spools(dir->path() + "/missing", kAgentSpoolPrefix).empty());
+  EXPECT_TRUE(list_spools(dir.path().string() + "/missing", kAgentSpoolPrefix).empty());
 }
 
 }  // namespace

@@ -12,16 +12,15 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "common/private_dir.h"
 #include "format/byte_order.h"
 #include "format/instrument_payloads.h"
 #include "format/spool_writer.h"
+#include "util/temp_dir.h"
 
 extern "C" __attribute__((noinline, used)) int strata_import_test_target(int x) {
   return x * 3 + 1;
@@ -73,15 +72,10 @@ void append_own_maps(format::SpoolWriter& w) {
 
 class InstrumentProfileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto d = PrivateDir::make("strata-import-test");
-    ASSERT_TRUE(d);
-    dir_.emplace(std::move(*d));
-  }
   std::string spool_path() const {
-    return dir_->path() + "/instrument-" + std::to_string(getpid()) + ".bin";
+    return dir_.file("instrument-" + std::to_string(getpid()) + ".bin");
   }
-  std::optional<PrivateDir> dir_;
+  test_util::TempDir dir_{"strata-import-test"};
 };
 
 TEST_F(InstrumentProfileTest, EventsBecomeCallsOfSymbolizedFunctions) {

@@ -17,6 +17,7 @@
 #include "format/sampler_payloads.h"
 #include "format/spool_reader.h"
 #include "format/spool_writer.h"
+#include "util/temp_dir.h"
 
 namespace strata::import {
 namespace {
@@ -156,9 +157,8 @@ TEST(SigprofDecodeTest, ProcMapsKeepsExecutableMappingsAndCountsBadLines) {
 
 // A spool as libstrata_sigprof.so writes it, built with the real writer.
 Bytes write_spool(bool close_it) {
-  char dir[] = "/tmp/strata-sigprof-test-XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/sigprof-1.bin";
+  test_util::TempDir dir("strata-sigprof-test");
+  const std::string path = dir.file("sigprof-1.bin");
   {
     auto writer = format::SpoolWriter::open(path);
     EXPECT_TRUE(writer) << writer.error().message;
@@ -175,8 +175,6 @@ Bytes write_spool(bool close_it) {
   }
   std::ifstream in(path, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  unlink(path.c_str());
-  rmdir(dir);
   Bytes out(raw.size());
   std::memcpy(out.data(), raw.data(), raw.size());
   return out;
