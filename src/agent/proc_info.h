@@ -14,6 +14,10 @@
 
 namespace strata::agent {
 
+// 64 KiB of argv is plenty for a profile's metadata; the agent's process-info
+// chunk cuts longer command lines at the last whole argument that fits.
+inline constexpr size_t kMaxCmdline = 64 * 1024;
+
 // Names threads once each, and again when a thread renames itself
 // (pthread_setname_np after it first ran). Threads that start and exit
 // between two scans are never named: their records keep the bare tid.

@@ -48,16 +48,21 @@ void release_proc_file(ProcFile* file) {
   *file = ProcFile{};
 }
 
-bool append_own_process_info(SpoolWriter& writer) {
+bool append_own_process_info(SpoolWriter& writer, size_t max_cmdline) {
   char exe[4096];
   ssize_t exe_len = ::readlink("/proc/self/exe", exe, sizeof exe);
   if (exe_len < 0) exe_len = 0;
   ProcFile cmdline;
   read_proc_file("/proc/self/cmdline", &cmdline);
+  size_t cmdline_size = cmdline.size;
+  if (cmdline_size > max_cmdline) {
+    cmdline_size = max_cmdline;
+    while (cmdline_size > 0 && cmdline.data[cmdline_size - 1] != '\0') --cmdline_size;
+  }
   bool written = writer.append_process_info(
       static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getppid()),
       std::string_view(exe, static_cast<size_t>(exe_len)),
-      cmdline.data ? std::string_view(cmdline.data, cmdline.size) : std::string_view());
+      cmdline.data ? std::string_view(cmdline.data, cmdline_size) : std::string_view());
   release_proc_file(&cmdline);
   return written;
 }

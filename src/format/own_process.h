@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "format/spool_writer.h"
 
@@ -30,9 +31,10 @@ struct ProcFile {
 bool read_proc_file(const char* path, ProcFile* out);
 void release_proc_file(ProcFile* file);
 
-// Appends a process-info chunk for the calling process. Returns whether it
-// was written.
-bool append_own_process_info(SpoolWriter& writer);
+// Appends a process-info chunk for the calling process. A command line
+// longer than `max_cmdline` bytes is cut after the last whole argument that
+// fits. Returns whether it was written.
+bool append_own_process_info(SpoolWriter& writer, size_t max_cmdline = SIZE_MAX);
 
 // Appends a memory-map chunk: the time (CLOCK_MONOTONIC) and the text of
 // /proc/self/maps. Returns whether it was written.

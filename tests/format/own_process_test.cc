@@ -67,5 +67,32 @@ TEST(OwnProcessTest, ProcFileReadsWholeFilesAndFailsCleanly) {
   EXPECT_EQ(file.size, 0u);
 }
 
+TEST(OwnProcessTest, ALongCommandLineIsCutAfterTheLastWholeArgument) {
+  TempDir dir;
+  ProcFile cmdline;
+  ASSERT_TRUE(read_proc_file("/proc/self/cmdline", &cmdline));
+  const std::string argv0(cmdline.data);  // up to its NUL
+  release_proc_file(&cmdline);
+  {
+    auto writer = SpoolWriter::open(dir.file("cut.bin"));
+    ASSERT_TRUE(writer);
+    EXPECT_TRUE(append_own_process_info(*writer, argv0.size() + 2));  // argv0, NUL, 1 byte more
+    EXPECT_TRUE(append_own_process_info(*writer, 1));
+    writer->close();
+  }
+  auto reader = SpoolReader::open(dir.file("cut.bin"));
+  ASSERT_TRUE(reader);
+  Chunk chunk;
+  ASSERT_TRUE(reader->next(&chunk));
+  auto first = decode_process_info(chunk.payload);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->args.size(), 1u);
+  EXPECT_EQ(first->args[0], argv0);
+  ASSERT_TRUE(reader->next(&chunk));
+  auto second = decode_process_info(chunk.payload);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->args.empty());
+}
+
 }  // namespace
 }  // namespace strata::format

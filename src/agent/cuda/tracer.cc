@@ -179,7 +179,7 @@ bool Tracer::start(const Config& config) {
     }
     spool_ = std::move(*opened);
   }
-  format::append_own_process_info(spool_);
+  format::append_own_process_info(spool_, kMaxCmdline);
 
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return fail("cannot create the drain thread's eventfd");

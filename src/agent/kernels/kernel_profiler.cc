@@ -10,6 +10,7 @@
 #include <new>
 
 #include "agent/log.h"
+#include "agent/proc_info.h"
 #include "common/clock.h"
 #include "format/own_process.h"
 
@@ -112,7 +113,7 @@ bool KernelProfiler::start(const Config& config) {
     }
     spool_ = std::move(*opened);
   }
-  format::append_own_process_info(spool_);
+  format::append_own_process_info(spool_, kMaxCmdline);
 
   // strata's replay relaunches the kernel once with records on; CUPTI's
   // kernel replay needs them on before the launch (executed_config.h).
