@@ -109,6 +109,5 @@ strata_layer(cli DIR cli
        format common
   NEVER agent)
 
-# Known breaks, each with what removes it.
-strata_layer_exception(cli/cpu_instrument.cc agent/instrument/instrument_format.h
-  "issue 17: the instrument chunk kinds move to src/format and the scanner leaves src/cli")
+# Known breaks, each with what removes it. (None: issue 17 moved the
+# instrument chunk kinds to src/format and the scanner out of src/cli.)

@@ -6,7 +6,7 @@
 
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
-#include "sampler/inprocess/inprocess_sampler.h"
+#include "import/inprocess_sampling.h"
 
 namespace strata::cli {
 
@@ -46,7 +46,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
                                         const sampler::SamplerOptions& options,
                                         const std::string& choice, sampler::SampleErrorKind* kind) {
   auto in_process_run = [&] {
-    return sampler::sample_command_in_process(command, options, sampler::find_sigprof_library(),
+    return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
                                               kind);
   };
   SampledRun run;

@@ -24,6 +24,9 @@
 namespace strata::cli {
 namespace {
 
+using import::InstrumentedProfile;
+using import::read_instrument_spools;
+
 namespace fs = std::filesystem;
 
 const analysis::CpuRow* find_row(const analysis::CpuTable& table, const std::string& name) {

@@ -1,8 +1,10 @@
 // An offline reader of the agent's spools into plain structs, for tests that
 // check what the agent recorded (tests/agent) without a trace database: walks
-// each cupti-buffer chunk with the ingest module's record walker
-// (cupti_records.h) and resolves string ids through the strings chunks
-// (docs/agent.md, Spool contents). ingest.h is the production path.
+// each cupti-buffer chunk with the import module's record walker
+// (import/cupti_records.h), through the one chunk loop
+// (import/chunk_visitor.h), and resolves string ids through the strings
+// chunks (docs/agent.md, Spool contents). Test-only: import/cupti_ingest.h is
+// the production path.
 //
 // Threading: none (plain functions). Allocation: vectors.
 #pragma once
@@ -13,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace strata::ingest::offline {
+namespace strata::agent_test {
 
 struct ApiCall {
   bool runtime = false;  // CUPTI_ACTIVITY_KIND_RUNTIME (else DRIVER)
@@ -87,10 +89,10 @@ struct Spool {
 // Reads a whole spool. Errors: nullopt with `error` set.
 std::optional<Spool> read_spool(const std::string& path, std::string* error);
 
-// Every spool-*.bin in `dir`.
+// Every spool-*.bin in `dir`, sorted.
 std::vector<std::string> spool_files(const std::string& dir);
 
-}  // namespace strata::ingest::offline
+}  // namespace strata::agent_test
 
 // The name tests/agent knows this reader by.
-namespace agent_test = strata::ingest::offline;
+namespace agent_test = strata::agent_test;

@@ -3,7 +3,7 @@
 // PROCESSES, TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE), through
 // TraceWriter::handle() inside the writer's transaction. Column names and
 // meanings are the reference export's (shared/reference/nsys-sqlite-schema.sql);
-// enum columns already hold nsys's numbering (see ingest.cc for the mapping
+// enum columns already hold nsys's numbering (see cupti_ingest.cc for the mapping
 // from CUPTI's).
 //
 // Rows are buffered and inserted many per statement (one sqlite3_step per
@@ -21,7 +21,7 @@
 #include "common/result.h"
 #include "store/trace_db.h"
 
-namespace strata::ingest {
+namespace strata::import {
 
 struct RuntimeRow {
   int64_t start = 0, end = 0;
@@ -118,4 +118,4 @@ class CudaRowWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace strata::ingest
+}  // namespace strata::import

@@ -1,4 +1,4 @@
-#include "store/ingest/cuda_rows.h"
+#include "import/cuda_rows.h"
 
 #include <sqlite3.h>
 
@@ -6,7 +6,7 @@
 
 #include "store/sqlite_util.h"
 
-namespace strata::ingest {
+namespace strata::import {
 namespace {
 
 namespace sql = store::sql;
@@ -276,4 +276,4 @@ Status CudaRowWriter::flush() {
   return Ok{};
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::import

@@ -2,10 +2,11 @@
 // trace database's Nsight Systems tables, so strata's reports, `nsys stats`
 // and users' SQL read them like an nsys export.
 //
-// Each spool is read twice: once for its strings, thread names, process info
-// and drop counters, then for its CUPTI buffers, so a record whose strings
-// chunk came later (a crash handler's emit-all, or damage that moved a chunk)
-// still gets its name. Records are written as they are walked; correlation
+// Each spool is read once through the one chunk loop (chunk_visitor.h): its
+// strings, thread names, process info and drop counters are collected and its
+// CUPTI buffers walked after the whole file, so a record whose strings chunk
+// came later (a crash handler's emit-all, or damage that moved a chunk) still
+// gets its name. Records are written as they are walked; correlation
 // (launch <-> kernel) is left to the reports, which join on correlationId.
 //
 // Damage is never an error: every problem is a strata_counters row (spool.*,
@@ -24,7 +25,7 @@
 #include "common/result.h"
 #include "store/trace_db.h"
 
-namespace strata::ingest {
+namespace strata::import {
 
 struct IngestStats {
   uint64_t spools = 0;             // spools read (header valid)
@@ -56,7 +57,4 @@ struct IngestStats {
 Result<IngestStats> ingest_spools(const std::vector<std::string>& spool_paths,
                                   store::TraceWriter& writer);
 
-// The spool-*.bin files in `dir`, sorted.
-std::vector<std::string> find_spools(const std::string& dir);
-
-}  // namespace strata::ingest
+}  // namespace strata::import

@@ -1,7 +1,7 @@
-// The sigprof record decoder and spool reader on hand-built bytes, and a
-// bounded randomized-mutation test of both (shared/DESIGN.md: every reader
-// of untrusted bytes). The seed is printed; set STRATA_FUZZ_SEED to replay.
-#include "sampler/inprocess/sigprof_decode.h"
+// The sampler chunk decoders (format/sampler_payloads.h) and spool reader on hand-built bytes, and
+// a bounded randomized-mutation test of both (shared/DESIGN.md: every reader of untrusted bytes).
+// The seed is printed; set STRATA_FUZZ_SEED to replay.
+#include "import/sigprof_spool.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,12 +13,16 @@
 #include <random>
 
 #include "format/byte_order.h"
+#include "format/payloads.h"
+#include "format/sampler_payloads.h"
 #include "format/spool_reader.h"
 #include "format/spool_writer.h"
-#include "sampler/inprocess/sigprof_format.h"
+#include "util/temp_dir.h"
 
-namespace strata::sampler::sigprof {
+namespace strata::import {
 namespace {
+
+using namespace sampler;  // RawProfile, Sample, the register names
 
 using Bytes = std::vector<std::byte>;
 
@@ -36,15 +40,13 @@ void put64(Bytes& b, uint64_t v) {
 struct TestSample {
   uint64_t time;
   uint32_t overruns;
-  std::array<uint64_t, kRegsPerSample> regs;
+  std::array<uint64_t, format::kSamplerRegsPerSample> regs;
   std::vector<uint8_t> stack;
 };
 
 // The encoding sigprof_preload.cc writes in its handler.
 Bytes samples_record(uint32_t tid, const std::vector<TestSample>& samples) {
   Bytes b;
-  put32(b, kSigprofTag);
-  put32(b, static_cast<uint32_t>(RecordKind::kSamples));
   put32(b, tid);
   put32(b, static_cast<uint32_t>(samples.size()));
   for (const auto& s : samples) {
@@ -60,8 +62,6 @@ Bytes samples_record(uint32_t tid, const std::vector<TestSample>& samples) {
 
 Bytes maps_record(uint64_t time, const std::string& text) {
   Bytes b;
-  put32(b, kSigprofTag);
-  put32(b, static_cast<uint32_t>(RecordKind::kMaps));
   put64(b, time);
   for (char c : text) b.push_back(static_cast<std::byte>(c));
   return b;
@@ -69,8 +69,6 @@ Bytes maps_record(uint64_t time, const std::string& text) {
 
 Bytes counters_record(uint32_t hz, std::vector<uint64_t> totals) {
   Bytes b;
-  put32(b, kSigprofTag);
-  put32(b, static_cast<uint32_t>(RecordKind::kCounters));
   put32(b, hz);
   put32(b, 16384);
   for (uint64_t t : totals) put64(b, t);
@@ -94,12 +92,11 @@ std::vector<TestSample> some_samples() {
 }
 
 TEST(SigprofDecodeTest, SamplesRoundTrip) {
-  auto record = decode_record(samples_record(42, some_samples()));
+  auto record = format::decode_sampler_samples(samples_record(42, some_samples()));
   ASSERT_TRUE(record) << record.error().message;
-  ASSERT_EQ(record->kind, RecordKind::kSamples);
-  EXPECT_EQ(record->samples.tid, 42u);
-  ASSERT_EQ(record->samples.samples.size(), 3u);
-  const auto& s = record->samples.samples;
+  EXPECT_EQ(record->tid, 42u);
+  ASSERT_EQ(record->samples.size(), 3u);
+  const auto& s = record->samples;
   EXPECT_EQ(s[0].time, 100u);
   EXPECT_EQ(s[0].regs[3], 0x55d0c0a01234u);
   ASSERT_EQ(s[0].stack.size(), 3u);
@@ -113,37 +110,36 @@ TEST(SigprofDecodeTest, StrictAboutSizes) {
   Bytes b = samples_record(1, some_samples());
   Bytes longer = b;
   put64(longer, 0);
-  EXPECT_FALSE(decode_record(longer));
+  EXPECT_FALSE(format::decode_sampler_samples(longer));
   Bytes shorter(b.begin(), b.end() - 8);
-  EXPECT_FALSE(decode_record(shorter));
+  EXPECT_FALSE(format::decode_sampler_samples(shorter));
   Bytes huge_count = b;
-  format::store_le32(huge_count.data() + 12, 0xffffffffu);
-  EXPECT_FALSE(decode_record(huge_count));
-  Bytes wrong_tag = b;
-  format::store_le32(wrong_tag.data(), 0x12345678);
-  auto r = decode_record(wrong_tag);
+  format::store_le32(huge_count.data() + 4, 0xffffffffu);
+  auto r = format::decode_sampler_samples(huge_count);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("not a sigprof record"), std::string::npos);
+  EXPECT_NE(r.error().message.find("malformed sampler-samples chunk"), std::string::npos);
   Bytes odd_counters = counters_record(1000, {1, 2});
   odd_counters.push_back(std::byte{0});
-  EXPECT_FALSE(decode_record(odd_counters));
+  EXPECT_FALSE(format::decode_sampler_counters(odd_counters));
+  EXPECT_FALSE(format::decode_memory_map(Bytes(7)));
 }
 
 TEST(SigprofDecodeTest, CountersToleratesMoreOrFewerSlots) {
-  auto fewer = decode_record(counters_record(250, {7, 8}));
+  auto fewer = format::decode_sampler_counters(counters_record(250, {7, 8}));
   ASSERT_TRUE(fewer);
-  EXPECT_EQ(fewer->counters.hz, 250u);
-  EXPECT_EQ(fewer->counters.totals[kSamplesTaken], 7u);
-  EXPECT_EQ(fewer->counters.totals[kSamplesDropped], 8u);
-  EXPECT_EQ(fewer->counters.totals[kHandlerReplaced], 0u);
-  auto more = decode_record(counters_record(250, std::vector<uint64_t>(kNumCounters + 5, 1)));
+  EXPECT_EQ(fewer->hz, 250u);
+  EXPECT_EQ(fewer->totals[format::kSamplesTaken], 7u);
+  EXPECT_EQ(fewer->totals[format::kSamplesDropped], 8u);
+  EXPECT_EQ(fewer->totals[format::kHandlerReplaced], 0u);
+  auto more = format::decode_sampler_counters(
+      counters_record(250, std::vector<uint64_t>(format::kNumSamplerCounters + 5, 1)));
   ASSERT_TRUE(more);
-  EXPECT_EQ(more->counters.totals[kNumCounters - 1], 1u);
+  EXPECT_EQ(more->totals[format::kNumSamplerCounters - 1], 1u);
 }
 
 TEST(SigprofDecodeTest, ProcMapsKeepsExecutableMappingsAndCountsBadLines) {
   uint64_t bad = 0;
-  auto maps = parse_proc_maps(kMaps, 7, 55, &bad);
+  auto maps = executable_mappings(kMaps, 7, 55, &bad);
   EXPECT_EQ(bad, 1u);
   ASSERT_EQ(maps.size(), 3u);
   EXPECT_EQ(maps[0].filename, "/usr/bin/prog");
@@ -161,27 +157,24 @@ TEST(SigprofDecodeTest, ProcMapsKeepsExecutableMappingsAndCountsBadLines) {
 
 // A spool as libstrata_sigprof.so writes it, built with the real writer.
 Bytes write_spool(bool close_it) {
-  char dir[] = "/tmp/strata-sigprof-test-XXXXXX";
-  EXPECT_NE(mkdtemp(dir), nullptr);
-  std::string path = std::string(dir) + "/sigprof-1.bin";
+  test_util::TempDir dir("strata-sigprof-test");
+  const std::string path = dir.file("sigprof-1.bin");
   {
     auto writer = format::SpoolWriter::open(path);
     EXPECT_TRUE(writer) << writer.error().message;
     std::string cmdline = std::string("prog") + '\0';
     writer->append_process_info(static_cast<uint32_t>(getpid()), 1, "/usr/bin/prog", cmdline);
     Bytes maps = maps_record(10, kMaps);
-    writer->append(format::ChunkKind::kCuptiBuffer, maps.data(), maps.size());
+    writer->append(format::ChunkKind::kMemoryMap, maps.data(), maps.size());
     writer->append_thread_name(static_cast<uint32_t>(getpid()), "prog");
     Bytes samples = samples_record(static_cast<uint32_t>(getpid()), some_samples());
-    writer->append(format::ChunkKind::kCuptiBuffer, samples.data(), samples.size());
-    Bytes counters = counters_record(1000, std::vector<uint64_t>(kNumCounters, 0));
-    writer->append(format::ChunkKind::kCuptiBuffer, counters.data(), counters.size());
+    writer->append(format::ChunkKind::kSamplerSamples, samples.data(), samples.size());
+    Bytes counters = counters_record(1000, std::vector<uint64_t>(format::kNumSamplerCounters, 0));
+    writer->append(format::ChunkKind::kSamplerCounters, counters.data(), counters.size());
     if (close_it) writer->close();
   }
   std::ifstream in(path, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  unlink(path.c_str());
-  rmdir(dir);
   Bytes out(raw.size());
   std::memcpy(out.data(), raw.data(), raw.size());
   return out;
@@ -190,7 +183,7 @@ Bytes write_spool(bool close_it) {
 RawProfile empty_profile() {
   RawProfile p;
   p.period_ns = 1'000'000;
-  p.regs_per_sample = kRegsPerSample;
+  p.regs_per_sample = format::kSamplerRegsPerSample;
   p.regs_mask = kDwarfRegsMask;
   return p;
 }
@@ -198,9 +191,9 @@ RawProfile empty_profile() {
 // Every sample must point inside the profile's arenas, whatever the input.
 void expect_consistent(const RawProfile& p) {
   for (const Sample& s : p.samples) {
-    ASSERT_LE((s.regs_index + 1) * kRegsPerSample, p.regs.size());
+    ASSERT_LE((s.regs_index + 1) * format::kSamplerRegsPerSample, p.regs.size());
     ASSERT_LE(s.stack_offset + s.stack_size, p.stacks.size());
-    ASSERT_EQ(s.ip, p.regs[s.regs_index * kRegsPerSample + 3]);
+    ASSERT_EQ(s.ip, p.regs[s.regs_index * format::kSamplerRegsPerSample + 3]);
     ASSERT_GE(s.period, p.period_ns);
   }
 }
@@ -287,21 +280,26 @@ TEST(SigprofDecodeFuzzTest, MutatedRecordsNeverReadOutOfBounds) {
                                      counters_record(1000, {1, 2, 3, 4, 5, 6, 7, 8, 9})};
   int decoded = 0;
   for (int i = 0; i < 20000; ++i) {
-    const Bytes& original = corpus[rng() % corpus.size()];
-    Bytes b = mutate(original, rng);
-    auto record = decode_record(b);
-    if (!record) continue;
-    ++decoded;
-    if (record->kind == RecordKind::kSamples) {
-      for (const auto& s : record->samples.samples) {
+    const size_t which = rng() % corpus.size();
+    Bytes b = mutate(corpus[which], rng);
+    if (which == 0) {
+      auto record = format::decode_sampler_samples(b);
+      if (!record) continue;
+      ++decoded;
+      for (const auto& s : record->samples) {
         ASSERT_GE(s.stack.data(), b.data());
         ASSERT_LE(s.stack.data() + s.stack.size(), b.data() + b.size()) << "seed " << seed;
       }
-    } else if (record->kind == RecordKind::kMaps) {
+    } else if (which == 1) {
+      auto record = format::decode_memory_map(b);
+      if (!record) continue;
+      ++decoded;
       uint64_t bad = 0;
-      for (const auto& m : parse_proc_maps(record->maps.text, 1, 0, &bad)) {
+      for (const auto& m : executable_mappings(record->text, 1, 0, &bad)) {
         ASSERT_GE(m.addr + m.len, m.addr) << "seed " << seed;
       }
+    } else if (format::decode_sampler_counters(b)) {
+      ++decoded;
     }
   }
   EXPECT_GT(decoded, 0);
@@ -328,4 +326,4 @@ TEST(SigprofDecodeFuzzTest, MutatedSpoolsGiveConsistentProfiles) {
 }
 
 }  // namespace
-}  // namespace strata::sampler::sigprof
+}  // namespace strata::import

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string_view>
 
-namespace strata::ingest {
+namespace strata::import {
 
 // "" for an id the build's headers do not name (a newer CUPTI).
 std::string_view runtime_cbid_name(uint32_t cbid);
 std::string_view driver_cbid_name(uint32_t cbid);
 
-}  // namespace strata::ingest
+}  // namespace strata::import

@@ -1,10 +1,10 @@
-#include "store/ingest/cbid_names.h"
+#include "import/cbid_names.h"
 
 #include <array>
 #include <span>
 #include <vector>
 
-namespace strata::ingest {
+namespace strata::import {
 namespace {
 
 struct CbidName {
@@ -39,4 +39,4 @@ std::string_view driver_cbid_name(uint32_t cbid) {
   return lookup(names, cbid);
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::import

@@ -1,21 +1,25 @@
-#include "store/ingest/cupti_walk.h"
+#include "cupti_walk.h"
 
 #include <cupti_activity.h>
 
 #include <cstring>
-#include <filesystem>
 
 #include "format/payloads.h"
 #include "format/spool_reader.h"
-#include "store/ingest/cupti_records.h"
+#include "import/chunk_visitor.h"
+#include "import/cupti_records.h"
+#include "import/spool_files.h"
 
-namespace strata::ingest::offline {
+namespace strata::agent_test {
 
 namespace {
 
+using import::walk_records;
+using import::WalkStop;
+
 template <class T>
 T load(const std::byte* at) {
-  return load_record<T>(at);
+  return import::load_record<T>(at);
 }
 
 // String fields hold ids (the agent rewrote the pointers); 0 is NULL.
@@ -111,10 +115,48 @@ void walk(Spool& spool, const std::byte* data, size_t size) {
   if (!stop.complete) ++spool.unknown_records;
 }
 
+// Walks each buffer as it comes, so a name whose strings chunk comes later
+// reads "<unresolved>": what the agent's own ordering must avoid.
+class WalkVisitor final : public import::ChunkVisitor {
+ public:
+  explicit WalkVisitor(Spool& spool) : spool_(spool) {}
+  bool wants(format::ChunkKind kind) const override {
+    using format::ChunkKind;
+    return kind == ChunkKind::kCuptiBuffer || kind == ChunkKind::kStrings ||
+           kind == ChunkKind::kDropCounters || kind == ChunkKind::kThreadName ||
+           kind == ChunkKind::kProcessInfo;
+  }
+  Status on_cupti_buffer(const format::Chunk&, const format::CuptiBuffer& buffer) override {
+    ++spool_.buffers;
+    walk(spool_, buffer.records.data(), buffer.records.size());
+    return Ok{};
+  }
+  Status on_strings(const std::vector<format::StringEntry>& strings) override {
+    for (const auto& s : strings) spool_.strings[s.id] = std::string(s.text);
+    return Ok{};
+  }
+  Status on_drop_counters(const std::vector<format::DropCounter>& counters) override {
+    for (const auto& c : counters) spool_.drop_counters[c.kind] = c.total;
+    return Ok{};
+  }
+  Status on_thread_name(const format::ThreadName& name) override {
+    spool_.thread_names[name.tid] = std::string(name.name);
+    return Ok{};
+  }
+  Status on_process_info(const format::ProcessInfo& info) override {
+    spool_.ppid = info.ppid;
+    for (auto arg : info.args) spool_.args.emplace_back(arg);
+    return Ok{};
+  }
+
+ private:
+  Spool& spool_;
+};
+
 }  // namespace
 
 std::optional<Spool> read_spool(const std::string& path, std::string* error) {
-  auto reader = strata::format::SpoolReader::open(path);
+  auto reader = format::SpoolReader::open(path);
   if (!reader) {
     *error = reader.error().message;
     return std::nullopt;
@@ -123,45 +165,8 @@ std::optional<Spool> read_spool(const std::string& path, std::string* error) {
   spool.path = path;
   spool.pid = reader->header().pid;
   spool.start_clock_ns = reader->header().start_clock_ns;
-  strata::format::Chunk chunk;
-  while (reader->next(&chunk)) {
-    using strata::format::ChunkKind;
-    switch (chunk.kind) {
-      case ChunkKind::kCuptiBuffer: {
-        auto buffer = strata::format::decode_cupti_buffer(chunk.payload);
-        if (!buffer) break;
-        ++spool.buffers;
-        walk(spool, buffer->records.data(), buffer->records.size());
-        break;
-      }
-      case ChunkKind::kStrings: {
-        auto strings = strata::format::decode_strings(chunk.payload);
-        if (!strings) break;
-        for (const auto& s : *strings) spool.strings[s.id] = std::string(s.text);
-        break;
-      }
-      case ChunkKind::kDropCounters: {
-        auto counters = strata::format::decode_drop_counters(chunk.payload);
-        if (!counters) break;
-        for (const auto& c : *counters) spool.drop_counters[c.kind] = c.total;
-        break;
-      }
-      case ChunkKind::kThreadName: {
-        auto name = strata::format::decode_thread_name(chunk.payload);
-        if (name) spool.thread_names[name->tid] = std::string(name->name);
-        break;
-      }
-      case ChunkKind::kProcessInfo: {
-        auto info = strata::format::decode_process_info(chunk.payload);
-        if (!info) break;
-        spool.ppid = info->ppid;
-        for (auto arg : info->args) spool.args.emplace_back(arg);
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  WalkVisitor visitor(spool);
+  (void)import::visit_chunks(*reader, visitor);  // the handlers never fail
   spool.end_seen = reader->stats().end_seen;
   spool.clean_end = reader->stats().clean_end;
   if (reader->stats().end) spool.end_signal = reader->stats().end->signal;
@@ -169,16 +174,7 @@ std::optional<Spool> read_spool(const std::string& path, std::string* error) {
 }
 
 std::vector<std::string> spool_files(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind("spool-", 0) == 0 && name.size() > 10 &&
-        name.compare(name.size() - 4, 4, ".bin") == 0) {
-      files.push_back(entry.path().string());
-    }
-  }
-  return files;
+  return import::list_spools(dir, import::kAgentSpoolPrefix);
 }
 
-}  // namespace strata::ingest::offline
+}  // namespace strata::agent_test

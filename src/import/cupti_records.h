@@ -14,7 +14,7 @@
 
 #include "format/cupti_record_sizes.h"
 
-namespace strata::ingest {
+namespace strata::import {
 
 // A record copied out of the buffer: records are 8-byte aligned in an intact
 // spool, but memcpy keeps a damaged one from being a misaligned access.
@@ -64,4 +64,4 @@ WalkStop walk_records(std::span<const std::byte> records, Visit&& visit) {
   return stop;
 }
 
-}  // namespace strata::ingest
+}  // namespace strata::import
