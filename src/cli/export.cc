@@ -1,7 +1,6 @@
-// `strata export FILE --format speedscope|folded|svg|chrome -o OUT`: the CPU
-// profile of a trace as a file other viewers open (speedscope, FlameGraph
-// tools, any browser for the SVG), or with chrome its GPU timeline as Chrome
-// Trace Event JSON for Perfetto UI and chrome://tracing.
+// `strata export FILE --format NAME -o OUT`: a trace's CPU profile or GPU
+// timeline as a file other viewers open; the formats are export/registry.h's
+// (speedscope, folded, svg, chrome).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -13,10 +12,7 @@
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/strings.h"
-#include "export/chrome_trace.h"
-#include "export/flamegraph_svg.h"
-#include "export/folded.h"
-#include "export/speedscope.h"
+#include "export/registry.h"
 #include "store/cpu_profile_rows.h"
 #include "store/trace_db.h"
 
@@ -48,7 +44,14 @@ int write_output(const ExportOptions& opt, const std::string& text) {
   return kExitOk;
 }
 
-int export_chrome(const ExportOptions& opt, const store::TraceReader& reader) {
+// Prints the export's notes and writes its text.
+int finish(const ExportOptions& opt, const exporter::ExportOutput& out) {
+  for (const auto& note : out.notes) std::fprintf(stderr, "strata: note: %s\n", note.c_str());
+  return write_output(opt, out.text);
+}
+
+int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry,
+                    const exporter::ExportContext& context, const store::TraceReader& reader) {
   auto timeline = load_gpu_timeline(reader.handle(), opt.file);
   if (!timeline) {
     std::fprintf(stderr, "strata: %s\n", timeline.error().message.c_str());
@@ -61,29 +64,11 @@ int export_chrome(const ExportOptions& opt, const store::TraceReader& reader) {
                  printable(opt.file).c_str());
     return kExitUsage;
   }
-  exporter::ChromeTraceOptions co;
-  co.source = std::filesystem::path(opt.file).filename().string();
-  co.exporter = std::string("strata ") + build::kVersion;
-  auto trace = exporter::chrome_trace(*timeline, co);
-  const auto& st = trace.stats;
-  if (st.unmatched_gpu_ops > 0) {
-    std::fprintf(stderr, "strata: note: %zu kernels/copies have no launching API call (no arrow)\n",
-                 st.unmatched_gpu_ops);
-  }
-  if (st.overlap_slices > 0) {
-    std::fprintf(stderr,
-                 "strata: note: %zu slices overlapped a neighbour partially and are on "
-                 "\"(overlap N)\" tracks\n",
-                 st.overlap_slices);
-  }
-  if (st.negative_durations > 0) {
-    std::fprintf(stderr, "strata: note: %zu events end before they start (written with dur 0)\n",
-                 st.negative_durations);
-  }
-  return write_output(opt, trace.json);
+  return finish(opt, entry.from_timeline(*timeline, context));
 }
 
-int export_cpu_profile(const ExportOptions& opt, const store::TraceReader& reader) {
+int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& entry,
+                       const exporter::ExportContext& context, const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
   if (!rows) {
     std::fprintf(stderr, "strata: %s\n", rows.error().message.c_str());
@@ -94,29 +79,14 @@ int export_cpu_profile(const ExportOptions& opt, const store::TraceReader& reade
                  opt.file.c_str());
     return kExitUsage;
   }
-  analysis::Profile profile = from_rows(**rows);
-  std::string text;
-  if (opt.format == "speedscope") {
-    exporter::SpeedscopeOptions so;
-    so.name = std::filesystem::path(opt.file).filename().string();
-    so.exporter = std::string("strata ") + build::kVersion;
-    text = exporter::speedscope_json(profile, so);
-  } else if (opt.format == "folded") {
-    text = exporter::folded_stacks(profile, {});
-  } else {
-    exporter::FlameGraphOptions fo;
-    fo.title = "strata cpu: " + std::filesystem::path(opt.file).filename().string();
-    text = exporter::flamegraph_svg(profile, fo);
-  }
-  return write_output(opt, text);
+  return finish(opt, entry.from_profile(from_rows(**rows), context));
 }
 
 int run_export(const ExportOptions& opt) {
-  if (opt.format != "speedscope" && opt.format != "folded" && opt.format != "svg" &&
-      opt.format != "chrome") {
-    std::fprintf(stderr,
-                 "strata: unknown export --format '%s' (use speedscope, folded, svg or chrome)\n",
-                 opt.format.c_str());
+  const auto* entry = exporter::find_export(opt.format);
+  if (entry == nullptr) {
+    std::fprintf(stderr, "strata: unknown export --format '%s' (use %s)\n", opt.format.c_str(),
+                 exporter::export_names().c_str());
     return kExitUsage;
   }
   std::error_code ec;
@@ -129,7 +99,13 @@ int run_export(const ExportOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
     return kExitUsage;
   }
-  return opt.format == "chrome" ? export_chrome(opt, *reader) : export_cpu_profile(opt, *reader);
+  exporter::ExportContext context;
+  context.file_name = std::filesystem::path(opt.file).filename().string();
+  context.exporter = std::string("strata ") + build::kVersion;
+  if (entry->input == exporter::ExportInput::kGpuTimeline) {
+    return export_timeline(opt, *entry, context, *reader);
+  }
+  return export_cpu_profile(opt, *entry, context, *reader);
 }
 
 }  // namespace
@@ -139,8 +115,7 @@ VerbRunner add_export(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "export", "Write a trace's CPU profile or GPU timeline (chrome) for other viewers");
   sub->add_option("file", opt->file, "Trace file")->required();
-  sub->add_option("--format", opt->format, "speedscope, folded, svg (CPU profile) or chrome")
-      ->required();
+  sub->add_option("--format", opt->format, exporter::format_flag_help())->required();
   sub->add_option("-o,--output", opt->output, "Output file ('-' for stdout)")->required();
   sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
   return [opt] { return run_export(*opt); };

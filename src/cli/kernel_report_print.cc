@@ -7,17 +7,8 @@
 #include "common/strings.h"
 #include "store/kernel_metric_rows.h"
 #include "store/kernel_names.h"
-#include "store/sqlite_util.h"
 
 namespace strata::cli {
-
-bool has_kernel_profiles(const store::TraceReader& reader) {
-  auto exists = store::sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
-  if (!exists || !*exists) return false;
-  auto stmt = store::sql::Statement::prepare(
-      reader.handle(), "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
-  return stmt && stmt->step() == SQLITE_ROW;
-}
 
 namespace {
 

@@ -27,7 +27,9 @@
 #include "common/clock.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "report/registry.h"
 #include "report/table.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -181,8 +183,8 @@ int run_trace(const TraceOptions& opt) {
     if (!reader) {
       std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
       report_status = kExitFailed;
-    } else if (has_cuda_data(*reader)) {
-      report_status = print_gpu_reports(*reader, default_gpu_reports(), *format);
+    } else if (store::has_cuda_data(*reader)) {
+      report_status = print_gpu_reports(*reader, report::default_gpu_reports(), *format);
     }
   }
   if (stats && result->cpu && report_status == kExitOk) {

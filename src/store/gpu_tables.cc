@@ -348,4 +348,16 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
   return out;
 }
 
+bool has_cuda_data(const TraceReader& reader) {
+  auto tables = reader.tables();
+  if (!tables) return false;
+  for (const auto& t : *tables) {
+    if ((t.name == "CUPTI_ACTIVITY_KIND_RUNTIME" || t.name == "CUPTI_ACTIVITY_KIND_KERNEL") &&
+        t.rows > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace strata::store

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/trace_db.h"
 
 struct sqlite3;
 
@@ -142,5 +143,10 @@ struct GpuTables {
 // connection's mmap_size is restored before returning).
 Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                   const GpuLoadOptions& options = {});
+
+// Whether the trace holds any CUDA trace rows (runtime calls or kernels):
+// what decides that `strata report` prints the GPU summaries by default.
+// False where the table list cannot be read.
+bool has_cuda_data(const TraceReader& reader);
 
 }  // namespace strata::store

@@ -132,4 +132,12 @@ Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader) 
   return rows;
 }
 
+bool has_kernel_profiles(const TraceReader& reader) {
+  auto exists = sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
+  if (!exists || !*exists) return false;
+  auto stmt = sql::Statement::prepare(reader.handle(),
+                                      "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
+  return stmt && stmt->step() == SQLITE_ROW;
+}
+
 }  // namespace strata::store

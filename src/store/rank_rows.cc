@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -82,6 +83,26 @@ Result<std::vector<RankRow>> read_rank_rows(const TraceReader& reader) {
   }
   if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
   return rows;
+}
+
+Result<RankFile> load_rank_file(const std::string& path) {
+  STRATA_ASSIGN_OR_RETURN(auto reader, TraceReader::open(path));
+  RankFile out;
+  out.source = printable(path);
+  if (auto run = reader.run()) out.host = run->host;
+  STRATA_ASSIGN_OR_RETURN(auto rows, read_rank_rows(reader));
+  auto whole =
+      std::find_if(rows.begin(), rows.end(), [](const RankRow& r) { return !r.global_pid; });
+  if (whole != rows.end()) {
+    out.row = *whole;
+  } else if (!rows.empty()) {
+    out.row = rows.front();
+  }
+  GpuLoadOptions load;
+  load.tables = kKernelTable | kMemcpyTable | kMemsetTable;
+  load.kernel_links = true;
+  STRATA_ASSIGN_OR_RETURN(out.gpu, load_gpu_tables(reader.handle(), reader.path(), load));
+  return out;
 }
 
 }  // namespace strata::store
