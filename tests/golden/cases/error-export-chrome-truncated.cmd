@@ -1,0 +1,1 @@
+$STRATA export bad-files/truncated.sqlite --format chrome -o -

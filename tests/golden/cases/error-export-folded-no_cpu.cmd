@@ -1,0 +1,1 @@
+$STRATA export trace-gpu_matmul-slow_loop_sync/trace.sqlite --format folded -o -

@@ -1,0 +1,1 @@
+$STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format folded -o "$SCRATCH/cpu.folded" && $STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format svg -o "$SCRATCH/cpu.folded"; status=$?; cat "$SCRATCH/cpu.folded"; exit $status

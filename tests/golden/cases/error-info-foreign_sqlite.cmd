@@ -1,0 +1,1 @@
+$STRATA info bad-files/foreign.sqlite

@@ -1,0 +1,1 @@
+$STRATA info no-such-dir/no-such-trace.sqlite

@@ -1,0 +1,1 @@
+$STRATA occupancy --gpu z9000 --block-size 1 --registers 1

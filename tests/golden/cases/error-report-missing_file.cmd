@@ -1,0 +1,1 @@
+$STRATA report no-such-dir/no-such-trace.sqlite

@@ -1,0 +1,1 @@
+$STRATA report nsys-gpu_matmul-slow/nsys-stats.csv

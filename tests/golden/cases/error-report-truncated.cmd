@@ -1,0 +1,1 @@
+$STRATA report bad-files/truncated.sqlite

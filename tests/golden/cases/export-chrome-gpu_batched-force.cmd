@@ -1,0 +1,1 @@
+$STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format folded -o "$SCRATCH/t.json" && $STRATA export trace-gpu_matmul-batched/trace.sqlite --format chrome --force -o "$SCRATCH/t.json" && cmp "$SCRATCH/t.json" <($STRATA export trace-gpu_matmul-batched/trace.sqlite --format chrome -o -) && echo same as -o -

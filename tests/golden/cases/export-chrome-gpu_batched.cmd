@@ -1,0 +1,1 @@
+$STRATA export trace-gpu_matmul-batched/trace.sqlite --format chrome -o -

@@ -1,0 +1,1 @@
+$STRATA export cpu-cpu_hotspot-instrument/trace.sqlite --format folded -o -

@@ -1,0 +1,1 @@
+$STRATA export --help

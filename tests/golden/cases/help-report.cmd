@@ -1,0 +1,1 @@
+$STRATA report --help

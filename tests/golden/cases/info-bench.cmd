@@ -1,0 +1,1 @@
+$STRATA info bench-cpu_hotspot/trace.sqlite

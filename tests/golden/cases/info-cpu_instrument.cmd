@@ -1,0 +1,1 @@
+$STRATA info cpu-cpu_hotspot-instrument/trace.sqlite

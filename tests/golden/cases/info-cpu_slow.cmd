@@ -1,0 +1,1 @@
+$STRATA info cpu-cpu_hotspot-slow/trace.sqlite

@@ -1,0 +1,1 @@
+$STRATA info kernels-fake_kernels_target/trace.sqlite

@@ -1,0 +1,1 @@
+$STRATA info kernels-gpu_matmul-slow/trace.sqlite

@@ -1,0 +1,1 @@
+cd "$SCRATCH" && $STRATA cpu --instrument -o k.sqlite -- "$CPU_HOTSPOT_INSTRUMENTED" --mode slow --lines 4 > /dev/null && $STRATA report k.sqlite --sort name --limit 0 --format csv | sed -E 's/^([^,]*),([^,]*),[^,]*,[^,]*,[^,]*,[^,]*,"?[^(]*:[0-9]+\((.*)\)"?$/\1,\2,\3/'

@@ -1,0 +1,1 @@
+cd "$SCRATCH" && $STRATA kernels -o k.sqlite -- "$FAKE_KERNELS_TARGET" && $STRATA report k.sqlite

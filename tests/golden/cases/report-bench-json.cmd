@@ -1,0 +1,1 @@
+$STRATA report bench-cpu_hotspot/trace.sqlite --format json

@@ -1,0 +1,1 @@
+$STRATA report kernels-torch_matmul-slow/trace.sqlite --report kernels --format csv

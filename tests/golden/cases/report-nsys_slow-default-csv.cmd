@@ -1,0 +1,1 @@
+$STRATA report nsys-gpu_matmul-slow/gpu_matmul_slow.sqlite --format csv
