@@ -66,7 +66,7 @@ const char* input_label(ExportInput input) {
     case In::kCpuProfile:
       return "CPU profile";
     case In::kGpuTimeline:
-      return "GPU timeline";
+      return "";  // "chrome" says it: a timeline
   }
   return "";
 }
@@ -104,7 +104,8 @@ std::string format_flag_help() {
   // The input is said once per run of formats that read it.
   return sentence([](size_t i) {
     bool last_of_group = i + 1 == kExports.size() || kExports[i + 1].input != kExports[i].input;
-    return last_of_group ? fmt::format(" ({})", input_label(kExports[i].input)) : std::string();
+    std::string label = input_label(kExports[i].input);
+    return last_of_group && !label.empty() ? " (" + label + ")" : std::string();
   });
 }
 

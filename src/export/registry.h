@@ -56,7 +56,7 @@ const ExportEntry* find_export(std::string_view name);
 std::string export_names();
 
 // The help of `--format`: the names with what each group reads,
-// "speedscope, folded, svg (CPU profile) or chrome (GPU timeline)".
+// "speedscope, folded, svg (CPU profile) or chrome".
 std::string format_flag_help();
 
 }  // namespace strata::exporter

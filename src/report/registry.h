@@ -61,7 +61,8 @@ const ReportEntry* find_report(std::string_view name, ReportInput input);
 // The names of `input`'s reports in registry order.
 std::vector<std::string> report_names(ReportInput input);
 
-// "a, b, c": the names of `input`'s reports, for "unknown --report" messages.
+// "a, b, c": the names of `input`'s reports, for "unknown --report" messages
+// (the GPU-table reports in name order, the others in registry order).
 std::string known_reports(ReportInput input);
 
 // The reports of the GPU tables printed when none is asked for, in nsys's order.
