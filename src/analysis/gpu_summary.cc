@@ -214,16 +214,8 @@ std::string nvtx_text(const GpuTables& t, size_t i) {
 // just the text where the range is in the default domain.
 NamedGroups nvtx_range_names(const GpuTables& t, bool bare_default_domain) {
   const auto& n = t.nvtx;
-  // Domain names per (domainId, process), from the earliest creation event.
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>> domains;
-  for (size_t i = 0; i < n.size(); ++i) {
-    if (n.event_type[i] != store::kNvtxDomainCreate) continue;
-    auto key = std::make_pair(n.domain_id[i], process_bits(n.global_tid[i]));
-    auto it = domains.find(key);
-    if (it == domains.end() || n.start[i] < it->second.first) {
-      domains[key] = {n.start[i], nvtx_text(t, i)};
-    }
-  }
+  std::map<std::pair<int64_t, int64_t>, std::string> domains;
+  for (const auto& [key, row] : nvtx_domain_rows(n)) domains.emplace(key, nvtx_text(t, row));
   NamedGroups out;
   out.group_of.assign(n.size(), -1);
   // Registered strings repeat: resolve each (domain, textId) pair once.
@@ -239,7 +231,7 @@ NamedGroups nvtx_range_names(const GpuTables& t, bool bare_default_domain) {
       }
     }
     auto d = domains.find({n.domain_id[i], process_bits(n.global_tid[i])});
-    std::string domain = d == domains.end() ? std::string() : d->second.second;
+    std::string domain = d == domains.end() ? std::string() : d->second;
     std::string text = nvtx_text(t, i);
     std::string name = bare_default_domain && domain.empty() ? text : domain + ":" + text;
     int32_t g = out.group_for(name);
@@ -264,6 +256,16 @@ void sort_by_total_then_name(std::vector<SummaryRow>& rows) {
 }
 
 }  // namespace
+
+std::map<std::pair<int64_t, int64_t>, size_t> nvtx_domain_rows(const store::NvtxColumns& n) {
+  std::map<std::pair<int64_t, int64_t>, size_t> out;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n.event_type[i] != store::kNvtxDomainCreate) continue;
+    auto [it, added] = out.try_emplace({n.domain_id[i], process_bits(n.global_tid[i])}, i);
+    if (!added && n.start[i] < n.start[it->second]) it->second = i;
+  }
+  return out;
+}
 
 IntStats int_stats(std::span<int64_t> values) {
   IntStats s;
@@ -659,4 +661,3 @@ OpTable op_table(const GpuTables& t, const OpTableOptions& options) {
 }
 
 }  // namespace strata::analysis
-

@@ -7,13 +7,14 @@
 #include <fstream>
 #include <memory>
 
-#include "cli/chrome_timeline.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/strings.h"
+#include "export/gpu_timeline.h"
 #include "export/registry.h"
 #include "store/cpu_profile_rows.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -52,19 +53,22 @@ int finish(const ExportOptions& opt, const exporter::ExportOutput& out) {
 
 int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry,
                     const exporter::ExportContext& context, const store::TraceReader& reader) {
-  auto timeline = load_gpu_timeline(reader.handle(), opt.file);
-  if (!timeline) {
-    std::fprintf(stderr, "strata: %s\n", timeline.error().message.c_str());
+  store::GpuLoadOptions load;
+  load.timeline = true;
+  auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
+  if (!tables) {
+    std::fprintf(stderr, "strata: %s\n", tables.error().message.c_str());
     return kExitUsage;
   }
-  if (timeline->empty()) {
+  exporter::GpuTimeline timeline = exporter::gpu_timeline(*tables);
+  if (timeline.empty()) {
     std::fprintf(stderr,
                  "strata: %s: no CUDA or NVTX trace data to export (record a GPU timeline with "
                  "strata trace)\n",
                  printable(opt.file).c_str());
     return kExitUsage;
   }
-  return finish(opt, entry.from_timeline(*timeline, context));
+  return finish(opt, entry.from_timeline(timeline, context));
 }
 
 int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& entry,
