@@ -108,6 +108,32 @@ TEST(TimelineLoad, LastTimestampLeavesNullEndsOut) {
   EXPECT_EQ(t.nvtx.last_timestamp, -50);
 }
 
+TEST(HasCudaData, RuntimeOrKernelRowsOnly) {
+  testing::ScratchDir dir;
+  std::string empty = dir.file("empty.sqlite"), calls = dir.file("calls.sqlite"),
+              copies = dir.file("copies.sqlite");
+  {
+    testing::TraceBuilder b(empty, testing::kWithEverything);
+    b.commit();
+  }
+  {
+    testing::TraceBuilder b(calls, testing::kWithEverything);
+    b.runtime(0, 10, global_tid(1, 1), 1, "cudaMalloc");
+    b.commit();
+  }
+  {
+    testing::TraceBuilder b(copies, testing::kWithEverything);
+    b.memcpy(0, 10, 8, 1);  // copies alone are not "CUDA trace data"
+    b.commit();
+  }
+  for (auto [path, expected] :
+       {std::pair{empty, false}, std::pair{calls, true}, std::pair{copies, false}}) {
+    auto reader = store::TraceReader::open(path);
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    EXPECT_EQ(store::has_cuda_data(*reader), expected) << path;
+  }
+}
+
 TEST(NvtxDomainRows, EarliestCreationPerDomainAndProcessFirstRowOnATie) {
   store::NvtxColumns n;
   auto add = [&](int64_t start, int32_t type, int64_t gtid, int64_t domain) {
