@@ -60,9 +60,8 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
                              const std::string& sampler_choice, int* error_status) {
   TargetRun run;
   if (!sampling) {
-    auto plain = run_forwarding_signals(command, error_status);
-    if (!plain) return plain.error();
-    static_cast<TargetExit&>(run) = *plain;
+    STRATA_ASSIGN_OR_RETURN(static_cast<TargetExit&>(run),
+                            run_forwarding_signals(command, error_status));
     return run;
   }
   // The sampler forwards SIGINT/SIGTERM itself while the child runs.

@@ -38,19 +38,18 @@ class Loader {
   Result<bool> has_table(const char* table) { return sql::table_exists(db_, table, name_); }
 
   Result<std::set<std::string>> columns(const char* table) {
-    auto stmt = prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table);
-    if (!stmt) return stmt.error();
+    STRATA_ASSIGN_OR_RETURN(
+        auto stmt,
+        prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table));
     std::set<std::string> out;
     int rc;
-    while ((rc = stmt->step()) == SQLITE_ROW) out.insert(stmt->column_text(1));
+    while ((rc = stmt.step()) == SQLITE_ROW) out.insert(stmt.column_text(1));
     if (rc != SQLITE_DONE) return fail(table);
     return out;
   }
 
   Result<sql::Statement> prepare(const std::string& text, std::string_view table) {
-    auto stmt = sql::Statement::prepare(db_, text, fmt::format("{}: {}", name_, table));
-    if (!stmt) return stmt.error();
-    return std::move(*stmt);
+    return sql::Statement::prepare(db_, text, fmt::format("{}: {}", name_, table));
   }
 
   Error fail(std::string_view table) const {
@@ -226,14 +225,14 @@ Status load_mem_ops(Loader& loader, const char* table, bool memcpy, bool timelin
 
 Status load_memcpy_labels(Loader& loader, GpuTables& out) {
   static constexpr const char* kTable = "ENUM_CUDA_MEMCPY_OPER";
-  auto stmt = loader.prepare(fmt::format("SELECT id, label FROM {}", kTable), kTable);
-  if (!stmt) return stmt.error();
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT id, label FROM {}", kTable), kTable));
   int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
+  while ((rc = stmt.step()) == SQLITE_ROW) {
     // A NULL label makes nsys's '[CUDA memcpy ' || label || ']' NULL; such
     // kinds are left out like kinds missing from the enum.
-    if (stmt->column_null(1)) continue;
-    out.memcpy_labels[stmt->column_int(0)] = stmt->column_text(1);
+    if (stmt.column_null(1)) continue;
+    out.memcpy_labels[stmt.column_int(0)] = stmt.column_text(1);
   }
   if (rc != SQLITE_DONE) return loader.fail(kTable);
   return Ok{};
@@ -241,21 +240,19 @@ Status load_memcpy_labels(Loader& loader, GpuTables& out) {
 
 Status load_nvtx(Loader& loader, GpuTables& out) {
   static constexpr const char* kTable = "NVTX_EVENTS";
-  auto have = loader.columns(kTable);
-  if (!have) return have.error();
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
   static constexpr Wanted kWanted[] = {
       {"start", true},     {"end", false},    {"eventType", true}, {"globalTid", false},
       {"domainId", false}, {"textId", false}, {"text", false}};
-  auto list = select_list(*have, kWanted, loader.name(), kTable);
-  if (!list) return list.error();
-  auto stmt =
-      loader.prepare(fmt::format("SELECT {} FROM {} WHERE eventType IN ({}, {}, {}, {}, {})", *list,
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kWanted, loader.name(), kTable));
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      loader.prepare(fmt::format("SELECT {} FROM {} WHERE eventType IN ({}, {}, {}, {}, {})", list,
                                  kTable, kNvtxPushPopRange, kNvtxStartEndRange, kNvtxtPushPopRange,
                                  kNvtxtStartEndRange, kNvtxDomainCreate),
-                     kTable);
-  if (!stmt) return stmt.error();
+                     kTable));
   auto& c = out.nvtx;
-  sqlite3_stmt* s = stmt->get();
+  sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     c.start.push_back(sqlite3_column_int64(s, 0));
@@ -277,15 +274,15 @@ Status load_nvtx(Loader& loader, GpuTables& out) {
 
   // nsys closes a range without an end at the last timestamp of the table,
   // all event types included.
-  std::string ends = have->count("end") ? "max(\"end\")" : "NULL";
-  auto bounds = loader.prepare(fmt::format("SELECT max(start), {} FROM {}", ends, kTable), kTable);
-  if (!bounds) return bounds.error();
-  rc = bounds->step();
+  std::string ends = have.count("end") ? "max(\"end\")" : "NULL";
+  STRATA_ASSIGN_OR_RETURN(
+      auto bounds,
+      loader.prepare(fmt::format("SELECT max(start), {} FROM {}", ends, kTable), kTable));
+  rc = bounds.step();
   if (rc != SQLITE_ROW) return loader.fail(kTable);
-  c.max_timestamp = std::max(bounds->column_int(0), bounds->column_int(1));
+  c.max_timestamp = std::max(bounds.column_int(0), bounds.column_int(1));
   for (int i = 0; i < 2; ++i) {
-    if (!bounds->column_null(i))
-      c.last_timestamp = std::max(c.last_timestamp, bounds->column_int(i));
+    if (!bounds.column_null(i)) c.last_timestamp = std::max(c.last_timestamp, bounds.column_int(i));
   }
   return Ok{};
 }
@@ -345,21 +342,20 @@ Status load_strings(Loader& loader, GpuTables& out) {
                         text == nullptr ? "" : std::string(text, static_cast<size_t>(bytes)));
   };
   if (wanted.size() <= kStringLookupLimit) {
-    auto stmt = loader.prepare("SELECT id, value FROM StringIds WHERE id = ?", kTable);
-    if (!stmt) return stmt.error();
+    STRATA_ASSIGN_OR_RETURN(auto stmt,
+                            loader.prepare("SELECT id, value FROM StringIds WHERE id = ?", kTable));
     for (int64_t id : wanted) {
-      stmt->bind(1, id);
+      stmt.bind(1, id);
       int rc;
-      while ((rc = stmt->step()) == SQLITE_ROW) {
-        if (!out.strings.count(id)) keep(stmt->get());
+      while ((rc = stmt.step()) == SQLITE_ROW) {
+        if (!out.strings.count(id)) keep(stmt.get());
       }
       if (rc != SQLITE_DONE) return loader.fail(kTable);
-      stmt->reset();
+      stmt.reset();
     }
   } else {
-    auto stmt = loader.prepare("SELECT id, value FROM StringIds", kTable);
-    if (!stmt) return stmt.error();
-    sqlite3_stmt* s = stmt->get();
+    STRATA_ASSIGN_OR_RETURN(auto stmt, loader.prepare("SELECT id, value FROM StringIds", kTable));
+    sqlite3_stmt* s = stmt.get();
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
       int64_t id = sqlite3_column_int64(s, 0);
