@@ -45,9 +45,7 @@ int print_kernel_profiles(const store::TraceReader& reader,
     std::fprintf(stderr, "strata: %s\n", launches.error().message.c_str());
     return kExitUsage;
   }
-  std::vector<analysis::KernelProfile> profiles;
-  for (const auto& launch : *launches)
-    profiles.push_back(analysis::analyze_profiled_launch(launch));
+  std::vector<analysis::KernelProfile> profiles = analysis::analyze_profiled_launches(*launches);
   if (profiles.empty()) print_kernels_seen(reader, context);
   if (profiles.empty() && format != report::Format::kJson) return kExitOk;
   std::string text = report::render_kernel_profiles(profiles, sections, format);

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "analysis/bench.h"
 #include "analysis/multi_rank.h"
 #include "analysis/rank_input.h"
+#include "analysis/recorded_bench.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_profile_rows_convert.h"
 #include "cli/gpu_report_print.h"
@@ -87,17 +87,10 @@ int run_report(const ReportOptions& given) {
         std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
         return kExitUsage;
       }
-      // The metric keys are the ones the runs carry, in first-seen order.
-      std::vector<std::string> keys;
-      size_t measured = 0, warmups = 0;
-      for (const auto& r : *runs) {
-        for (const auto& [key, value] : r.metrics) {
-          if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-        }
-        if (r.label == "A") (r.warmup ? warmups : measured) += 1;
-      }
-      auto summary = analysis::summarize_bench(*runs, keys);
-      std::fputs(report::render_bench(summary, {measured, warmups}, *format).c_str(), stdout);
+      auto bench = analysis::summarize_recorded_bench(*runs);
+      std::fputs(
+          report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
+          stdout);
       printed = true;
     }
   }
