@@ -56,10 +56,7 @@ int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry
   store::GpuLoadOptions load;
   load.timeline = true;
   auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
-  if (!tables) {
-    std::fprintf(stderr, "strata: %s\n", tables.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!tables) return print_usage_error(tables.error().message);
   exporter::GpuTimeline timeline = exporter::gpu_timeline(*tables);
   if (timeline.empty()) {
     std::fprintf(stderr,
@@ -74,10 +71,7 @@ int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry
 int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& entry,
                        const exporter::ExportContext& context, const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
-  if (!rows) {
-    std::fprintf(stderr, "strata: %s\n", rows.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!rows) return print_usage_error(rows.error().message);
   if (!rows->has_value()) {
     std::fprintf(stderr, "strata: %s: no CPU profile to export (record one with strata cpu)\n",
                  opt.file.c_str());
@@ -99,10 +93,7 @@ int run_export(const ExportOptions& opt) {
     return kExitUsage;
   }
   auto reader = store::TraceReader::open(opt.file);
-  if (!reader) {
-    std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!reader) return print_usage_error(reader.error().message);
   exporter::ExportContext context;
   context.file_name = std::filesystem::path(opt.file).filename().string();
   context.exporter = std::string("strata ") + build::kVersion;

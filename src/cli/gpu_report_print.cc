@@ -22,10 +22,7 @@ int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::s
     entries.push_back(entry);
   }
   auto tables = store::load_gpu_tables(reader.handle(), reader.path());
-  if (!tables) {
-    std::fprintf(stderr, "strata: %s\n", tables.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!tables) return print_usage_error(tables.error().message);
   report::GpuReportOptions options;
   options.format = format;
   bool first = true;

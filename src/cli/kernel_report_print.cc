@@ -41,10 +41,7 @@ int print_kernel_profiles(const store::TraceReader& reader,
                           const report::KernelSectionSet& sections, report::Format format,
                           const KernelPrintContext& context) {
   auto launches = store::read_profiled_launches(reader);
-  if (!launches) {
-    std::fprintf(stderr, "strata: %s\n", launches.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!launches) return print_usage_error(launches.error().message);
   std::vector<analysis::KernelProfile> profiles = analysis::analyze_profiled_launches(*launches);
   if (profiles.empty()) print_kernels_seen(reader, context);
   if (profiles.empty() && format != report::Format::kJson) return kExitOk;

@@ -39,10 +39,7 @@ struct ReportOptions {
 
 int run_report(const ReportOptions& given) {
   auto reader = store::TraceReader::open(given.file);
-  if (!reader) {
-    std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!reader) return print_usage_error(reader.error().message);
   // "kernels" picks the kernel sections of `strata kernels`; the other names
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
@@ -54,10 +51,7 @@ int run_report(const ReportOptions& given) {
   });
   if (kernels || (given.reports.empty() && store::has_kernel_profiles(*reader))) {
     auto format = report::parse_format(opt.cpu.format);
-    if (!format) {
-      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!format) return print_usage_error(format.error().message);
     int status = print_kernel_profiles(*reader, report::all_kernel_sections(), *format,
                                        KernelPrintContext{});
     if (status != kExitOk || (kernels && opt.reports.empty())) return status;
@@ -65,10 +59,7 @@ int run_report(const ReportOptions& given) {
   }
   if (!opt.reports.empty() || store::has_cuda_data(*reader)) {
     auto format = report::parse_format(opt.cpu.format);
-    if (!format) {
-      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!format) return print_usage_error(format.error().message);
     int status = print_gpu_reports(
         *reader, opt.reports.empty() ? report::default_gpu_reports() : opt.reports, *format);
     // Asked-for GPU reports are the whole answer; otherwise CPU/bench tables follow.
@@ -77,16 +68,10 @@ int run_report(const ReportOptions& given) {
   bool printed = false;
   if (reader->kind() == store::TraceKind::kStrata) {
     auto runs = reader->bench_runs();
-    if (!runs) {
-      std::fprintf(stderr, "strata: %s\n", runs.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!runs) return print_usage_error(runs.error().message);
     if (!runs->empty()) {
       auto format = report::parse_format(opt.cpu.format);
-      if (!format) {
-        std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-        return kExitUsage;
-      }
+      if (!format) return print_usage_error(format.error().message);
       auto bench = analysis::summarize_recorded_bench(*runs);
       std::fputs(
           report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
@@ -95,10 +80,7 @@ int run_report(const ReportOptions& given) {
     }
   }
   auto cpu = store::read_cpu_profile(*reader);
-  if (!cpu) {
-    std::fprintf(stderr, "strata: %s\n", cpu.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!cpu) return print_usage_error(cpu.error().message);
   if (cpu->has_value()) {
     if (printed) std::fputs("\n", stdout);
     int status = print_cpu_profile(from_rows(**cpu), opt.cpu);
@@ -128,17 +110,11 @@ int run_multi_report(const ReportOptions& opt) {
     }
   }
   auto format = report::parse_format(opt.cpu.format);
-  if (!format) {
-    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!format) return print_usage_error(format.error().message);
   std::vector<analysis::RankInput> inputs;
   for (const auto& file : opt.files) {
     auto in = store::load_rank_file(file);
-    if (!in) {
-      std::fprintf(stderr, "strata: %s\n", in.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!in) return print_usage_error(in.error().message);
     inputs.push_back(analysis::rank_input(std::move(in).value()));
   }
   auto result = analysis::analyze_ranks(inputs);

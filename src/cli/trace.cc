@@ -105,10 +105,7 @@ int run_trace(const TraceOptions& opt) {
   std::optional<sampler::SamplerOptions> sampling;
   if (cpu) {
     auto so = sampler_options(opt.sampling);
-    if (!so) {
-      std::fprintf(stderr, "strata: %s\n", so.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!so) return print_usage_error(so.error().message);
     sampling = *so;
   }
   bool stats;
@@ -121,10 +118,7 @@ int run_trace(const TraceOptions& opt) {
     return kExitUsage;
   }
   auto format = report::parse_format(opt.format);
-  if (!format) {
-    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!format) return print_usage_error(format.error().message);
   auto agent = find_agent();
   if (!agent) {
     std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
