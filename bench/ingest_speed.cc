@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "format/spool_writer.h"
-#include "store/ingest/ingest.h"
+#include "import/cupti_ingest.h"
 #include "store/trace_db.h"
 
 namespace {
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     auto writer = strata::store::TraceWriter::create(trace, true);
     if (!writer) return 1;
     auto t1 = std::chrono::steady_clock::now();
-    auto stats = strata::ingest::ingest_spools({spool}, *writer);
+    auto stats = strata::import::ingest_spools({spool}, *writer);
     auto t2 = std::chrono::steady_clock::now();
     if (!stats || !writer->commit()) {
       std::fprintf(stderr, "ingest failed\n");

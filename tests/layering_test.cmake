@@ -1,32 +1,8 @@
-# Fails when a module includes a header of a module it must not depend on
-# (shared/DESIGN.md): an include can break the layering without a link.
+# Fails when a file under src/ includes a header of a module its own module
+# must not depend on (cmake/layering_rules.cmake): an include can break the
+# layering without a link. The link graph is checked at configure time.
 # Usage: cmake -DSRC=<repo>/src -P layering_test.cmake
-cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
-set(forbidden_common    format store sampler symbolize analysis report export cli agent)
-set(forbidden_format    store sampler symbolize analysis report export cli agent)
-set(forbidden_symbolize store analysis report export cli agent)
-set(forbidden_sampler   store analysis report export cli agent)
-set(forbidden_agent     store sampler symbolize analysis report export cli)
-set(forbidden_store     analysis report export cli agent)
-set(forbidden_analysis  cli report export agent)
-set(forbidden_report    cli agent export)
-set(forbidden_export    cli agent report)
-
-set(violations "")
-foreach(module common format symbolize sampler agent store analysis report export)
-  file(GLOB_RECURSE files ${SRC}/${module}/*.h ${SRC}/${module}/*.cc ${SRC}/${module}/*.cu)
-  foreach(f IN LISTS files)
-    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[a-z_]+/")
-    foreach(line IN LISTS includes)
-      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([a-z_]+)/.*" "\\1" target "${line}")
-      if(target IN_LIST forbidden_${module})
-        list(APPEND violations "${f}: ${module} must not include ${target}/ (${line})")
-      endif()
-    endforeach()
-  endforeach()
-endforeach()
-if(violations)
-  list(JOIN violations "\n" text)
-  message(FATAL_ERROR "layering violations:\n${text}")
-endif()
+cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/StrataLayering.cmake)
+strata_check_includes(${SRC})
 message(STATUS "layering: no forbidden includes")

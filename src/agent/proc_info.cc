@@ -40,24 +40,6 @@ uint64_t fnv1a64(const void* data, size_t size) {
   return hash;
 }
 
-bool write_process_info(format::SpoolWriter& spool) {
-  // 64 KiB of argv is plenty for a profile's metadata; longer command lines
-  // are cut at the last whole argument that fits.
-  static char cmdline[64 * 1024];
-  static char exe[4096];
-  ssize_t exe_len = ::readlink("/proc/self/exe", exe, sizeof(exe));
-  if (exe_len < 0) exe_len = 0;
-  ssize_t cmd_len = read_small_file("/proc/self/cmdline", cmdline, sizeof(cmdline));
-  if (cmd_len < 0) cmd_len = 0;
-  if (cmd_len == static_cast<ssize_t>(sizeof(cmdline))) {
-    while (cmd_len > 0 && cmdline[cmd_len - 1] != '\0') --cmd_len;
-  }
-  return spool.append_process_info(static_cast<uint32_t>(getpid()),
-                                   static_cast<uint32_t>(getppid()),
-                                   std::string_view(exe, static_cast<size_t>(exe_len)),
-                                   std::string_view(cmdline, static_cast<size_t>(cmd_len)));
-}
-
 ThreadNamer::Entry* ThreadNamer::find_or_insert(uint32_t tid) {
   size_t slot = (tid * 2654435761u) % kMaxThreads;
   for (size_t probe = 0; probe < kMaxThreads; ++probe) {

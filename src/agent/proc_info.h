@@ -1,8 +1,7 @@
-// What the agent tells the spool about its process: the process-info chunk
-// (pid, ppid, exe, argv) and thread-name chunks.
+// What the agent tells the spool about its threads: thread-name chunks. (The
+// process-info chunk is format/own_process.h's, shared by every producer.)
 //
-// Allocation: write_process_info uses a static buffer for the command line
-// (init-time, one thread); ThreadNamer keeps a fixed table and scans
+// Allocation: ThreadNamer keeps a fixed table and scans
 // /proc/self/task with opendir (which allocates), so it runs on the drain
 // thread or at exit, never in a CUPTI callback or a signal handler.
 // Threading: one caller at a time per ThreadNamer.
@@ -15,9 +14,9 @@
 
 namespace strata::agent {
 
-// Appends a process-info chunk for the calling process. Returns whether it
-// was written.
-bool write_process_info(format::SpoolWriter& spool);
+// 64 KiB of argv is plenty for a profile's metadata; the agent's process-info
+// chunk cuts longer command lines at the last whole argument that fits.
+inline constexpr size_t kMaxCmdline = 64 * 1024;
 
 // Names threads once each, and again when a thread renames itself
 // (pthread_setname_np after it first ran). Threads that start and exit

@@ -70,8 +70,10 @@ int64_t predict_smem_config(const DeviceProps& d, int64_t smem_per_block, int ta
   return d.smem_carveouts.back();
 }
 
-Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaunch& k) {
-  if (auto s = validate(d); !s) return s.error();
+namespace {
+
+// The launch's own numbers, checked before the model runs on them.
+Status check_launch(const DeviceProps& d, const KernelLaunch& k) {
   if (k.block_size < 1) {
     return make_error("block size must be at least 1, is " + std::to_string(k.block_size));
   }
@@ -97,12 +99,14 @@ Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaun
     return make_error("shared memory configuration " + std::to_string(*k.smem_config) +
                       " bytes is not one " + d.name + " supports (" + sizes + " KB)");
   }
+  return Ok{};
+}
 
-  OccupancyResult r;
-  std::vector<std::string> errors;
-  r.warps_per_block = static_cast<int>(div_round_up(k.block_size, d.warp_size));
+// Each limit_by_* step sets one resource's block limit in `r`; a launch the
+// resource cannot hold even once gets limit 0 and its reason in `errors`.
 
-  // Warps.
+void limit_by_warps(const DeviceProps& d, const KernelLaunch& k, OccupancyResult& r,
+                    std::vector<std::string>& errors) {
   if (k.block_size > d.max_threads_per_block) {
     r.limit_warps = 0;
     errors.push_back("block size " + std::to_string(k.block_size) + " exceeds the maximum of " +
@@ -110,10 +114,11 @@ Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaun
   } else {
     r.limit_warps = d.max_threads_per_sm / d.warp_size / r.warps_per_block;
   }
+}
 
-  r.limit_blocks = d.max_blocks_per_sm;
-
-  // Registers, per warp and per sub-partition (cudaOccMaxBlocksPerSMRegsLimit).
+// Per warp and per sub-partition (cudaOccMaxBlocksPerSMRegsLimit).
+void limit_by_registers(const DeviceProps& d, const KernelLaunch& k, OccupancyResult& r,
+                        std::vector<std::string>& errors) {
   const int64_t parts = d.warp_alloc_granularity;
   r.regs_per_warp =
       static_cast<int>(round_up(int64_t{k.registers_per_thread} * d.warp_size, d.reg_alloc_unit));
@@ -138,20 +143,26 @@ Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaun
     int64_t warps_per_part = (d.regs_per_sm / parts) / r.regs_per_warp;
     r.limit_registers = static_cast<int>(warps_per_part * parts / r.warps_per_block);
   }
+}
 
-  // Barriers (sm_90+). Nsight Compute shows at most the SM's block limit.
-  if (d.barriers_per_sm > 0) {
-    int barriers = k.barriers.value_or(1);
-    r.limit_barriers = barriers == 0 ? kUnlimited : d.barriers_per_sm / barriers;
-    r.limit_barriers_shown = std::min(*r.limit_barriers, d.max_blocks_per_sm);
-    if (*r.limit_barriers == 0) {
-      errors.push_back(std::to_string(barriers) + " barriers per block exceed the " +
-                       std::to_string(d.barriers_per_sm) + " an SM has");
-    }
+// Barriers (sm_90+). Nsight Compute shows at most the SM's block limit.
+void limit_by_barriers(const DeviceProps& d, const KernelLaunch& k, OccupancyResult& r,
+                       std::vector<std::string>& errors) {
+  if (d.barriers_per_sm <= 0) return;
+  int barriers = k.barriers.value_or(1);
+  r.limit_barriers = barriers == 0 ? kUnlimited : d.barriers_per_sm / barriers;
+  r.limit_barriers_shown = std::min(*r.limit_barriers, d.max_blocks_per_sm);
+  if (*r.limit_barriers == 0) {
+    errors.push_back(std::to_string(barriers) + " barriers per block exceed the " +
+                     std::to_string(d.barriers_per_sm) + " an SM has");
   }
+}
 
-  // Shared memory (cudaOccMaxBlocksPerSMSmemLimit), with the carveout given
-  // or as the driver would choose it.
+// Shared memory (cudaOccMaxBlocksPerSMSmemLimit), with the carveout given or
+// as the driver would choose it; runs after the other limits, which that
+// choice depends on.
+void limit_by_shared_mem(const DeviceProps& d, const KernelLaunch& k, OccupancyResult& r,
+                         std::vector<std::string>& errors) {
   r.reserved_smem_per_block = d.reserved_smem_per_block;
   const int64_t requested = k.static_smem + k.dynamic_smem;
   r.smem_per_block = round_up(requested + d.reserved_smem_per_block, d.smem_alloc_granularity);
@@ -167,24 +178,27 @@ Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaun
                      std::to_string(d.reserved_smem_per_block) + ", rounded up to " +
                      std::to_string(d.smem_alloc_granularity) + "), more than the " +
                      std::to_string(smem_limit_per_block) + " a block may have");
-  } else {
-    if (k.smem_config) {
-      r.smem_config_predicted = false;
-      r.smem_config = *k.smem_config;
-      if (r.smem_config < r.smem_per_block) {
-        // The driver overrides a preference that cannot hold one block.
-        r.smem_config = predict_smem_config(d, r.smem_per_block, 1);
-        r.smem_config_raised = true;
-      }
-    } else {
-      int others = std::min({r.limit_warps, r.limit_blocks, r.limit_registers,
-                             r.limit_barriers.value_or(kUnlimited)});
-      r.smem_config = predict_smem_config(d, r.smem_per_block, others);
-    }
-    r.limit_shared_mem =
-        r.smem_per_block == 0 ? kUnlimited : static_cast<int>(r.smem_config / r.smem_per_block);
+    return;
   }
+  if (k.smem_config) {
+    r.smem_config_predicted = false;
+    r.smem_config = *k.smem_config;
+    if (r.smem_config < r.smem_per_block) {
+      // The driver overrides a preference that cannot hold one block.
+      r.smem_config = predict_smem_config(d, r.smem_per_block, 1);
+      r.smem_config_raised = true;
+    }
+  } else {
+    int others = std::min(
+        {r.limit_warps, r.limit_blocks, r.limit_registers, r.limit_barriers.value_or(kUnlimited)});
+    r.smem_config = predict_smem_config(d, r.smem_per_block, others);
+  }
+  r.limit_shared_mem =
+      r.smem_per_block == 0 ? kUnlimited : static_cast<int>(r.smem_config / r.smem_per_block);
+}
 
+// Active blocks: the smallest limit; the limiters: the resources at it.
+void set_active_blocks(const DeviceProps& d, OccupancyResult& r) {
   r.active_blocks = std::min({r.limit_warps, r.limit_blocks, r.limit_registers, r.limit_shared_mem,
                               r.limit_barriers.value_or(kUnlimited)});
   if (r.limit_warps == r.active_blocks) r.limiters |= kLimitWarps;
@@ -199,20 +213,38 @@ Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaun
   }
   if (r.limit_blocks == r.active_blocks) r.limiters |= kLimitBlocks;
   if (r.limit_barriers && *r.limit_barriers == r.active_blocks) r.limiters |= kLimitBarriers;
+}
 
+// Threads and waves of the grid, where its size is known.
+void set_grid(const DeviceProps& d, const KernelLaunch& k, OccupancyResult& r) {
+  if (!k.grid_size) return;
+  r.threads = *k.grid_size * k.block_size;
+  if (r.active_blocks > 0) {
+    r.waves =
+        static_cast<double>(*k.grid_size) / (static_cast<double>(r.active_blocks) * d.sm_count);
+  }
+}
+
+}  // namespace
+
+Result<OccupancyResult> compute_occupancy(const DeviceProps& d, const KernelLaunch& k) {
+  STRATA_TRY(validate(d));
+  STRATA_TRY(check_launch(d, k));
+  OccupancyResult r;
+  std::vector<std::string> errors;
+  r.warps_per_block = static_cast<int>(div_round_up(k.block_size, d.warp_size));
+  limit_by_warps(d, k, r, errors);
+  r.limit_blocks = d.max_blocks_per_sm;
+  limit_by_registers(d, k, r, errors);
+  limit_by_barriers(d, k, r, errors);
+  limit_by_shared_mem(d, k, r, errors);
+  set_active_blocks(d, r);
   r.active_warps = r.active_blocks * r.warps_per_block;
   r.occupancy_pct = 100.0 * r.active_warps / d.max_warps_per_sm;
   for (size_t i = 0; i < errors.size(); ++i) {
     r.launch_error += (i == 0 ? "" : "; ") + errors[i];
   }
-
-  if (k.grid_size) {
-    r.threads = *k.grid_size * k.block_size;
-    if (r.active_blocks > 0) {
-      r.waves =
-          static_cast<double>(*k.grid_size) / (static_cast<double>(r.active_blocks) * d.sm_count);
-    }
-  }
+  set_grid(d, k, r);
   return r;
 }
 

@@ -6,8 +6,10 @@
 #include <filesystem>
 
 #include "cli/verbs.h"
+#include "common/private_dir.h"
 #include "common/process.h"
 #include "common/signal_forwarder.h"
+#include "import/spool_files.h"
 
 namespace strata::cli {
 
@@ -29,12 +31,9 @@ Result<std::string> find_agent() {
 }
 
 Result<std::string> make_run_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-run-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) {
-    return make_error("cannot create a run directory under $TMPDIR");
-  }
-  return templ;
+  auto dir = make_private_dir("strata-run");
+  if (!dir) return make_error("cannot create a run directory under $TMPDIR");
+  return dir;
 }
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -80,10 +79,10 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
   trace.info.exit_status = target.exit_status;
   trace.info.signal = target.signal;
   IngestedRun run;
-  run.spools = ingest::find_spools(run_dir);
+  run.spools = import::list_spools(run_dir, import::kAgentSpoolPrefix);
   Status written = trace.writer.write_run(trace.info);
   if (written) {
-    auto stats_or = ingest::ingest_spools(run.spools, trace.writer);
+    auto stats_or = import::ingest_spools(run.spools, trace.writer);
     if (stats_or) {
       run.stats = std::move(*stats_or);
     } else {

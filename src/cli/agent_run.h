@@ -11,7 +11,7 @@
 
 #include "cli/new_trace.h"
 #include "common/result.h"
-#include "store/ingest/ingest.h"
+#include "import/cupti_ingest.h"
 
 namespace strata::cli {
 
@@ -48,7 +48,7 @@ Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& comman
 // What the agent left in the run directory, now in the trace.
 struct IngestedRun {
   std::vector<std::string> spools;  // empty: the agent wrote nothing
-  ingest::IngestStats stats;
+  import::IngestStats stats;
 };
 
 // After the target ended: records how in `trace.info`, writes the run row,

@@ -97,18 +97,17 @@ int run_bench(const BenchOptions& opt) {
       };
     }
     po.on_child = [&](int pid) { forwarder.set_child(pid); };
-    auto result = run_process(argv, po);
-    if (!result) return result.error();
-    run.wall_ns = result->wall_ns;
-    run.user_ns = result->user_ns;
-    run.sys_ns = result->sys_ns;
-    run.max_rss_kb = result->max_rss_kb;
-    run.exit_status = result->exit_status;
-    run.signal = result->signal;
-    if (!result->succeeded()) {
+    STRATA_ASSIGN_OR_RETURN(ProcessResult result, run_process(argv, po));
+    run.wall_ns = result.wall_ns;
+    run.user_ns = result.user_ns;
+    run.sys_ns = result.sys_ns;
+    run.max_rss_kb = result.max_rss_kb;
+    run.exit_status = result.exit_status;
+    run.signal = result.signal;
+    if (!result.succeeded()) {
       any_failed = true;
       std::fprintf(stderr, "strata: %s %s %d %s\n", label.c_str(), warmup ? "warm-up" : "run",
-                   iteration + 1, describe_termination(*result).c_str());
+                   iteration + 1, describe_termination(result).c_str());
     }
     runs.push_back(std::move(run));
     return Ok{};
@@ -143,9 +142,7 @@ int run_bench(const BenchOptions& opt) {
       stdout);
   std::fflush(stdout);
 
-  Status written = writer.write_run(info);
-  if (written) written = writer.write_bench_runs(runs);
-  if (written) written = writer.commit();
+  Status written = write_run_and_commit(*trace, [&] { return writer.write_bench_runs(runs); });
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;

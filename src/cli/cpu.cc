@@ -12,10 +12,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "cli/cpu_capture.h"
+#include "analysis/cpu_profile_rows_convert.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_instrument.h"
-#include "cli/cpu_profile_rows_convert.h"
 #include "cli/cpu_sampling.h"
 #include "cli/new_trace.h"
 #include "cli/verbs.h"
@@ -41,34 +40,30 @@ struct CpuOptions {
 };
 
 // --instrument: exact calls from a program built with -finstrument-functions.
-int run_instrumented_cpu(const CpuOptions& opt, store::TraceWriter& writer, store::RunInfo& info,
-                         const std::string& path) {
+int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace) {
   auto run = run_instrumented(opt.command);
   if (!run) {
     std::fprintf(stderr, "strata: %s\n", run.error().message.c_str());
     return run.error().message.rfind("cannot start", 0) == 0 ? kExitCannotStart : kExitFailed;
   }
-  info.end_ns = realtime_ns();
-  info.exit_status = run->process.exit_status;
-  info.signal = run->process.signal;
+  trace.info.end_ns = realtime_ns();
+  trace.info.exit_status = run->process.exit_status;
+  trace.info.signal = run->process.signal;
   for (const auto& note : run->data.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
-  Status written = writer.write_run(info);
-  if (written) written = store::write_cpu_profile(writer, to_rows(run->data.profile));
-  if (written) {
-    written = writer.add_counter("instrument.dropped_events",
-                                 static_cast<int64_t>(run->data.counters.dropped_events));
-  }
-  if (written) {
-    written = writer.add_counter("instrument.damaged_chunks",
-                                 static_cast<int64_t>(run->data.counters.damaged_chunks));
-  }
-  if (written) written = writer.commit();
+  Status written = write_run_and_commit(trace, [&]() -> Status {
+    store::TraceWriter& writer = trace.writer;
+    STRATA_TRY(store::write_cpu_profile(writer, analysis::to_rows(run->data.profile)));
+    STRATA_TRY(writer.add_counter("instrument.dropped_events",
+                                  static_cast<int64_t>(run->data.counters.dropped_events)));
+    return writer.add_counter("instrument.damaged_chunks",
+                              static_cast<int64_t>(run->data.counters.damaged_chunks));
+  });
   int report_status = print_cpu_profile(run->data.profile, opt.report);
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace.path.c_str());
   if (report_status != kExitOk) return report_status;
   return run->process.shell_status();
 }
@@ -82,15 +77,12 @@ int run_cpu(const CpuOptions& opt) {
 
   auto trace = start_trace(opt.output, opt.force, "strata-cpu", "cpu", opt.command);
   if (!trace) return kExitUsage;
-  std::string& path = trace->path;
-  store::TraceWriter& writer = trace->writer;
-  store::RunInfo& info = trace->info;
 
   // CPython >= 3.12 writes /tmp/perf-PID.map with its trampolines on; older
   // interpreters and other programs ignore the variable.
   if (!std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
 
-  if (opt.instrument) return run_instrumented_cpu(opt, writer, info, path);
+  if (opt.instrument) return run_instrumented_cpu(opt, *trace);
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto run = sample_with_fallback(opt.command, *so, opt.sampling.sampler, &kind);
@@ -99,22 +91,21 @@ int run_cpu(const CpuOptions& opt) {
     return kind == sampler::SampleErrorKind::kCannotStart ? kExitCannotStart : kExitFailed;
   }
   const sampler::RawProfile& raw = run->raw;
-  info.end_ns = realtime_ns();
-  info.exit_status = raw.exit_status;
-  info.signal = raw.signal;
+  trace->info.end_ns = realtime_ns();
+  trace->info.exit_status = raw.exit_status;
+  trace->info.signal = raw.signal;
   print_sampling_notes(raw);
   BuiltProfile built = build_sampled_profile(*run, !opt.native, opt.sampling.stack_bytes);
 
-  Status written = writer.write_run(info);
-  if (written) written = write_sampled_profile(writer, built);
-  if (written) written = writer.commit();
+  Status written =
+      write_run_and_commit(*trace, [&] { return write_sampled_profile(trace->writer, built); });
 
   int report_status = print_cpu_profile(built.profile, opt.report);
   if (!written) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace->path.c_str());
   if (report_status != kExitOk) return report_status;
   return raw.shell_status();
 }

@@ -1,13 +1,12 @@
-// Converts between the analysis's Profile and the store's CPU rows, so the
-// profile `strata cpu` prints is the one `strata report` reads back.
+// Forwarding header, kept only until cli/export.cc and cli/report.cc include
+// analysis/cpu_profile_rows_convert.h (and call analysis::from_rows) instead.
 #pragma once
 
-#include "analysis/cpu_profile.h"
-#include "store/cpu_profile_rows.h"
+#include "analysis/cpu_profile_rows_convert.h"
 
 namespace strata::cli {
 
-store::CpuProfileRows to_rows(const analysis::Profile& profile);
-analysis::Profile from_rows(const store::CpuProfileRows& rows);
+using analysis::from_rows;
+using analysis::to_rows;
 
 }  // namespace strata::cli

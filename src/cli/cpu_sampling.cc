@@ -4,10 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cli/cpu_profile_rows_convert.h"
 #include "common/strings.h"
-#include "sampler/inprocess/inprocess_sampler.h"
-#include "store/cpu_profile_rows.h"
+#include "import/cpu/store_profile.h"
+#include "import/inprocess_sampling.h"
 
 namespace strata::cli {
 
@@ -47,7 +46,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
                                         const sampler::SamplerOptions& options,
                                         const std::string& choice, sampler::SampleErrorKind* kind) {
   auto in_process_run = [&] {
-    return sampler::sample_command_in_process(command, options, sampler::find_sigprof_library(),
+    return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
                                               kind);
   };
   SampledRun run;
@@ -60,8 +59,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
     run.in_process = true;
     raw = in_process_run();
   }
-  if (!raw) return raw.error();
-  run.raw = std::move(*raw);
+  STRATA_ASSIGN_OR_RETURN(run.raw, std::move(raw));
   return run;
 }
 
@@ -77,10 +75,10 @@ void print_sampling_notes(const sampler::RawProfile& raw) {
 
 BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
                                    uint32_t stack_bytes) {
-  BuildOptions build;
+  import::BuildOptions build;
   build.python_stacks = python_stacks;
-  BuiltProfile built = build_profile(run.raw, build);
-  if (run.in_process) built.profile.mode = analysis::ProfileMode::kInProcess;
+  if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
+  BuiltProfile built = import::build_profile(run.raw, build);
   if (built.counters.unwind_truncated > 0) {
     std::fprintf(stderr,
                  "strata: %llu stacks were deeper than the %u-byte stack copy and are cut short "
@@ -91,16 +89,7 @@ BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
 }
 
 Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built) {
-  Status written = store::write_cpu_profile(writer, to_rows(built.profile));
-  if (written) {
-    written = writer.add_counter("cpu.unwind_truncated",
-                                 static_cast<int64_t>(built.counters.unwind_truncated));
-  }
-  if (written) {
-    written = writer.add_counter("cpu.unwind_incomplete",
-                                 static_cast<int64_t>(built.counters.unwind_incomplete));
-  }
-  return written;
+  return import::store_profile(writer, built);
 }
 
 }  // namespace strata::cli

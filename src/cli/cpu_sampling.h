@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/cpu_capture.h"
 #include "common/result.h"
+#include "import/cpu/build_profile.h"
 #include "sampler/sampler.h"
 #include "store/trace_db.h"
 
@@ -18,6 +18,8 @@ class App;
 }
 
 namespace strata::cli {
+
+using import::BuiltProfile;
 
 // The sampling flags `strata cpu` and `strata trace` share.
 struct SamplingFlags {

@@ -4,45 +4,14 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "common/build_info.h"
-#include "common/clock.h"
+#include "common/clock_pair.h"
 #include "common/launcher_env.h"
 #include "common/output_name.h"
 #include "common/process.h"
 
 namespace strata::cli {
-namespace {
-
-// CLOCK_REALTIME read between two CLOCK_MONOTONIC readings; the tightest of a
-// few tries. The realtime reading lies within the monotonic pair, so taking
-// their midpoint as "the same moment" is off by at most half their gap.
-void sample_clock_pair(store::RankRow& row) {
-  int64_t best_gap = INT64_MAX;
-  for (int i = 0; i < 5; ++i) {
-    int64_t m1 = monotonic_ns();
-    int64_t r = realtime_ns();
-    int64_t m2 = monotonic_ns();
-    if (m2 - m1 < best_gap) {
-      best_gap = m2 - m1;
-      row.clock_monotonic_ns = m1 + (m2 - m1) / 2;
-      row.clock_realtime_ns = r;
-      row.clock_error_ns = (m2 - m1 + 1) / 2;
-    }
-  }
-}
-
-// The kernel's boot id: processes that see the same one share CLOCK_MONOTONIC
-// (outside time namespaces, which offset it).
-std::string boot_id() {
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string id;
-  std::getline(in, id);
-  return id;
-}
-
-}  // namespace
 
 std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
                                     const std::string& stem, const std::string& verb,
@@ -82,7 +51,10 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
   rank.job_id = launcher.job_id;
   rank.variables = launcher.variables;
   rank.boot_id = boot_id();
-  sample_clock_pair(rank);
+  ClockPairReading clocks = read_clock_pair();
+  rank.clock_monotonic_ns = clocks.monotonic_ns;
+  rank.clock_realtime_ns = clocks.realtime_ns;
+  rank.clock_error_ns = clocks.error_ns;
   if (auto st = store::write_rank_row(*writer, rank); !st) {
     std::fprintf(stderr, "strata: %s\n", st.error().message.c_str());
     return std::nullopt;
@@ -97,6 +69,12 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
   info.start_ns = rank.clock_realtime_ns;
   return NewTrace{std::move(path).value(), std::move(writer).value(), std::move(info),
                   std::move(rank)};
+}
+
+Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest) {
+  STRATA_TRY(trace.writer.write_run(trace.info));
+  STRATA_TRY(write_rest());
+  return trace.writer.commit();
 }
 
 }  // namespace strata::cli

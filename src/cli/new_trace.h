@@ -4,10 +4,12 @@
 // this is (strata_ranks: launcher variables and a clock pair).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "store/rank_rows.h"
 #include "store/trace_db.h"
 
@@ -25,5 +27,10 @@ struct NewTrace {
 std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
                                     const std::string& stem, const std::string& verb,
                                     const std::vector<std::string>& command);
+
+// What every recording verb does last: the run's metadata, then what
+// write_rest writes, in the trace's one transaction, committed. The first
+// error stops it (nothing is committed then).
+Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest);
 
 }  // namespace strata::cli

@@ -57,19 +57,18 @@ class LineSplitter {
   std::string pending_;
 };
 
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, int error_fd) {
+}  // namespace
+
+[[noreturn]] void exec_or_report(const std::vector<std::string>& argv, int error_fd) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   execvp(args[0], args.data());
   int err = errno;
-  // The parent reads errno from this close-on-exec pipe: data means exec failed.
   (void)!::write(error_fd, &err, sizeof err);
   _exit(127);
 }
-
-}  // namespace
 
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options) {
@@ -110,7 +109,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
         dup2(null_fd, STDERR_FILENO);
       }
     }
-    exec_child(argv, error_pipe[1]);
+    exec_or_report(argv, error_pipe[1]);
   }
 
   close(error_pipe[1]);

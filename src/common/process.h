@@ -54,6 +54,11 @@ struct ProcessResult {
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options);
 
+// In a forked child: replaces the process with argv (PATH searched). Where
+// exec fails, writes its errno to `error_fd` (the parent's close-on-exec
+// pipe: data on it means the command never started) and exits 127.
+[[noreturn]] void exec_or_report(const std::vector<std::string>& argv, int error_fd);
+
 // "exited with status 3" / "killed by signal 11 (SIGSEGV)".
 std::string describe_termination(const ProcessResult& result);
 

@@ -6,17 +6,10 @@
 #include <bit>
 
 #include "format/byte_order.h"
+#include "format/payload_error.h"
 
 namespace strata::format {
 namespace {
-
-Error malformed(const char* kind, const std::string& what) {
-  return make_error(std::string("malformed ") + kind + " chunk: " + what);
-}
-
-std::string size_text(size_t size) {
-  return std::to_string(size) + " bytes";
-}
 
 std::string_view text_at(std::span<const std::byte> payload, size_t offset, size_t size) {
   return {reinterpret_cast<const char*>(payload.data()) + offset, size};
@@ -36,46 +29,26 @@ bool take_padded_name(std::span<const std::byte> payload, size_t* at, uint64_t l
 }  // namespace
 
 const char* chunk_kind_name(uint32_t kind) {
-  switch (static_cast<ChunkKind>(kind)) {
-    case ChunkKind::kCuptiBuffer:
-      return "cupti-buffer";
-    case ChunkKind::kStrings:
-      return "strings";
-    case ChunkKind::kDropCounters:
-      return "drop-counters";
-    case ChunkKind::kThreadName:
-      return "thread-name";
-    case ChunkKind::kProcessInfo:
-      return "process-info";
-    case ChunkKind::kEndOfStream:
-      return "end-of-stream";
-    case ChunkKind::kKernelMetrics:
-      return "kernel-metrics";
-    case ChunkKind::kKernelsSeen:
-      return "kernels-seen";
-  }
-  return "unknown";
+  return wire_name(kChunkKindNames, kind);
 }
 
 const char* drop_counter_name(uint32_t kind) {
-  switch (static_cast<DropCounterKind>(kind)) {
-    case DropCounterKind::kCuptiRecords:
-      return "cupti-records";
-    case DropCounterKind::kBuffersUnavailable:
-      return "buffers-unavailable";
-    case DropCounterKind::kSpoolWriteErrors:
-      return "spool-write-errors";
-    case DropCounterKind::kNvtxEvents:
-      return "nvtx-events";
-    case DropCounterKind::kInstrumentEvents:
-      return "instrument-events";
+  return wire_name(kDropCounterNames, kind);
+}
+
+Result<MemoryMap> decode_memory_map(std::span<const std::byte> payload) {
+  if (payload.size() < kMemoryMapPrefix) {
+    return malformed_chunk("memory-map", bytes_text(payload.size()) + ", needs at least 8");
   }
-  return "unknown";
+  MemoryMap out;
+  out.time_ns = static_cast<int64_t>(load_le64(payload.data()));
+  out.text = text_at(payload, kMemoryMapPrefix, payload.size() - kMemoryMapPrefix);
+  return out;
 }
 
 Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload) {
   if (payload.size() < kCuptiBufferPrefix) {
-    return malformed("cupti-buffer", size_text(payload.size()) + ", needs at least 8");
+    return malformed_chunk("cupti-buffer", bytes_text(payload.size()) + ", needs at least 8");
   }
   CuptiBuffer out;
   out.cupti_version = load_le32(payload.data());
@@ -85,45 +58,45 @@ Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload) {
 
 Result<std::vector<StringEntry>> decode_strings(std::span<const std::byte> payload) {
   if (payload.size() < kStringsPrefix) {
-    return malformed("strings", size_text(payload.size()) + ", needs at least 8");
+    return malformed_chunk("strings", bytes_text(payload.size()) + ", needs at least 8");
   }
   uint64_t count = load_le32(payload.data());
   // Each entry needs its 12-byte prefix: this bounds the reservation.
   if (count > (payload.size() - kStringsPrefix) / kStringEntryPrefix) {
-    return malformed("strings",
-                     std::to_string(count) + " entries cannot fit in " + size_text(payload.size()));
+    return malformed_chunk(
+        "strings", std::to_string(count) + " entries cannot fit in " + bytes_text(payload.size()));
   }
   std::vector<StringEntry> out;
   out.reserve(count);
   size_t at = kStringsPrefix;
   for (uint64_t i = 0; i < count; ++i) {
     if (payload.size() - at < kStringEntryPrefix) {
-      return malformed("strings", "entry " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk("strings", "entry " + std::to_string(i) + " overruns the payload");
     }
     uint64_t id = load_le64(payload.data() + at);
     uint64_t len = load_le32(payload.data() + at + 8);
     at += kStringEntryPrefix;
     if (len > payload.size() - at) {
-      return malformed("strings", "entry " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk("strings", "entry " + std::to_string(i) + " overruns the payload");
     }
     out.push_back({id, text_at(payload, at, len)});
     at += len;
   }
   if (at != payload.size()) {
-    return malformed("strings", std::to_string(payload.size() - at) + " trailing bytes");
+    return malformed_chunk("strings", std::to_string(payload.size() - at) + " trailing bytes");
   }
   return out;
 }
 
 Result<std::vector<DropCounter>> decode_drop_counters(std::span<const std::byte> payload) {
   if (payload.size() < kDropCountersPrefix) {
-    return malformed("drop-counters", size_text(payload.size()) + ", needs at least 8");
+    return malformed_chunk("drop-counters", bytes_text(payload.size()) + ", needs at least 8");
   }
   uint64_t count = load_le32(payload.data());
   if (kDropCountersPrefix + count * kDropCounterEntry != payload.size()) {
-    return malformed("drop-counters", std::to_string(count) + " entries need " +
-                                          std::to_string(8 + count * 16) + " bytes, have " +
-                                          std::to_string(payload.size()));
+    return malformed_chunk("drop-counters", std::to_string(count) + " entries need " +
+                                                std::to_string(8 + count * 16) + " bytes, have " +
+                                                std::to_string(payload.size()));
   }
   std::vector<DropCounter> out(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -135,7 +108,7 @@ Result<std::vector<DropCounter>> decode_drop_counters(std::span<const std::byte>
 
 Result<ThreadName> decode_thread_name(std::span<const std::byte> payload) {
   if (payload.size() < kThreadNamePrefix) {
-    return malformed("thread-name", size_text(payload.size()) + ", needs at least 8");
+    return malformed_chunk("thread-name", bytes_text(payload.size()) + ", needs at least 8");
   }
   return ThreadName{load_le32(payload.data()),
                     text_at(payload, kThreadNamePrefix, payload.size() - kThreadNamePrefix)};
@@ -143,7 +116,7 @@ Result<ThreadName> decode_thread_name(std::span<const std::byte> payload) {
 
 Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload) {
   if (payload.size() < kProcessInfoPrefix) {
-    return malformed("process-info", size_text(payload.size()) + ", needs at least 16");
+    return malformed_chunk("process-info", bytes_text(payload.size()) + ", needs at least 16");
   }
   ProcessInfo out;
   out.pid = load_le32(payload.data());
@@ -151,14 +124,15 @@ Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload) {
   uint64_t exe_len = load_le32(payload.data() + 8);
   uint64_t cmdline_len = load_le32(payload.data() + 12);
   if (kProcessInfoPrefix + exe_len + cmdline_len != payload.size()) {
-    return malformed("process-info", "exe and command line lengths (" + std::to_string(exe_len) +
-                                         ", " + std::to_string(cmdline_len) +
-                                         ") do not add up to " + size_text(payload.size()));
+    return malformed_chunk("process-info", "exe and command line lengths (" +
+                                               std::to_string(exe_len) + ", " +
+                                               std::to_string(cmdline_len) + ") do not add up to " +
+                                               bytes_text(payload.size()));
   }
   out.exe = text_at(payload, kProcessInfoPrefix, exe_len);
   std::string_view cmdline = text_at(payload, kProcessInfoPrefix + exe_len, cmdline_len);
   if (!cmdline.empty() && cmdline.back() != '\0') {
-    return malformed("process-info", "command line does not end in NUL");
+    return malformed_chunk("process-info", "command line does not end in NUL");
   }
   while (!cmdline.empty()) {
     size_t nul = cmdline.find('\0');
@@ -170,7 +144,7 @@ Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload) {
 
 Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload) {
   if (payload.size() != kEndOfStreamSize) {
-    return malformed("end-of-stream", size_text(payload.size()) + ", expected 40");
+    return malformed_chunk("end-of-stream", bytes_text(payload.size()) + ", expected 40");
   }
   const std::byte* p = payload.data();
   EndOfStream out;
@@ -185,7 +159,7 @@ Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload) {
 Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload) {
   constexpr const char* kKind = "kernel-metrics";
   if (payload.size() < kKernelMetricsPrefix) {
-    return malformed(kKind, size_text(payload.size()) + ", needs at least 48");
+    return malformed_chunk(kKind, bytes_text(payload.size()) + ", needs at least 48");
   }
   const std::byte* p = payload.data();
   KernelMetrics out;
@@ -199,30 +173,30 @@ Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload) 
   uint64_t count = load_le32(p + 44);
   size_t at = kKernelMetricsPrefix;
   if (!take_padded_name(payload, &at, name_len, &out.kernel_name)) {
-    return malformed(kKind,
-                     "kernel name of " + std::to_string(name_len) + " bytes overruns the payload");
+    return malformed_chunk(
+        kKind, "kernel name of " + std::to_string(name_len) + " bytes overruns the payload");
   }
   // Each metric needs its 16-byte prefix: this bounds the reservation.
   if (count > (payload.size() - at) / kMetricEntryPrefix) {
-    return malformed(kKind,
-                     std::to_string(count) + " metrics cannot fit in " + size_text(payload.size()));
+    return malformed_chunk(
+        kKind, std::to_string(count) + " metrics cannot fit in " + bytes_text(payload.size()));
   }
   out.metrics.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
     if (payload.size() - at < kMetricEntryPrefix) {
-      return malformed(kKind, "metric " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk(kKind, "metric " + std::to_string(i) + " overruns the payload");
     }
     MetricValue m;
     m.value = std::bit_cast<double>(load_le64(p + at));
     uint64_t len = load_le32(p + at + 8);
     at += kMetricEntryPrefix;
     if (!take_padded_name(payload, &at, len, &m.name)) {
-      return malformed(kKind, "metric " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk(kKind, "metric " + std::to_string(i) + " overruns the payload");
     }
     out.metrics.push_back(m);
   }
   if (at != payload.size()) {
-    return malformed(kKind, std::to_string(payload.size() - at) + " trailing bytes");
+    return malformed_chunk(kKind, std::to_string(payload.size() - at) + " trailing bytes");
   }
   return out;
 }
@@ -230,31 +204,31 @@ Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload) 
 Result<std::vector<KernelSeen>> decode_kernels_seen(std::span<const std::byte> payload) {
   constexpr const char* kKind = "kernels-seen";
   if (payload.size() < kKernelsSeenPrefix) {
-    return malformed(kKind, size_text(payload.size()) + ", needs at least 8");
+    return malformed_chunk(kKind, bytes_text(payload.size()) + ", needs at least 8");
   }
   uint64_t count = load_le32(payload.data());
   if (count > (payload.size() - kKernelsSeenPrefix) / kKernelSeenEntryPrefix) {
-    return malformed(kKind,
-                     std::to_string(count) + " entries cannot fit in " + size_text(payload.size()));
+    return malformed_chunk(
+        kKind, std::to_string(count) + " entries cannot fit in " + bytes_text(payload.size()));
   }
   std::vector<KernelSeen> out;
   out.reserve(count);
   size_t at = kKernelsSeenPrefix;
   for (uint64_t i = 0; i < count; ++i) {
     if (payload.size() - at < kKernelSeenEntryPrefix) {
-      return malformed(kKind, "entry " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk(kKind, "entry " + std::to_string(i) + " overruns the payload");
     }
     KernelSeen seen;
     seen.launches = load_le64(payload.data() + at);
     uint64_t len = load_le32(payload.data() + at + 8);
     at += kKernelSeenEntryPrefix;
     if (!take_padded_name(payload, &at, len, &seen.name)) {
-      return malformed(kKind, "entry " + std::to_string(i) + " overruns the payload");
+      return malformed_chunk(kKind, "entry " + std::to_string(i) + " overruns the payload");
     }
     out.push_back(seen);
   }
   if (at != payload.size()) {
-    return malformed(kKind, std::to_string(payload.size() - at) + " trailing bytes");
+    return malformed_chunk(kKind, std::to_string(payload.size() - at) + " trailing bytes");
   }
   return out;
 }

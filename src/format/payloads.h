@@ -97,6 +97,13 @@ struct KernelSeen {
   std::string_view name;  // mangled
 };
 
+// A memory-map chunk (since 1.2): a /proc/self/maps snapshot. Later
+// snapshots of a process win where their lines overlap.
+struct MemoryMap {
+  int64_t time_ns = 0;    // on the header's clock; 0 when the producer took none
+  std::string_view text;  // /proc/self/maps, as read
+};
+
 Result<CuptiBuffer> decode_cupti_buffer(std::span<const std::byte> payload);
 Result<std::vector<StringEntry>> decode_strings(std::span<const std::byte> payload);
 Result<std::vector<DropCounter>> decode_drop_counters(std::span<const std::byte> payload);
@@ -105,6 +112,7 @@ Result<ProcessInfo> decode_process_info(std::span<const std::byte> payload);
 Result<EndOfStream> decode_end_of_stream(std::span<const std::byte> payload);
 Result<KernelMetrics> decode_kernel_metrics(std::span<const std::byte> payload);
 Result<std::vector<KernelSeen>> decode_kernels_seen(std::span<const std::byte> payload);
+Result<MemoryMap> decode_memory_map(std::span<const std::byte> payload);
 
 // A DropCounterKind's name for reports ("cupti-records", ...); "unknown" otherwise.
 const char* drop_counter_name(uint32_t kind);

@@ -11,12 +11,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+
+#include "format/wire_names.h"
 
 namespace strata::format {
 
 inline constexpr char kSpoolMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'S', 'P'};
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 1;  // 1.1 added kernel-metrics and kernels-seen
+// 1.1 added kernel-metrics and kernels-seen. 1.2 gave the producers that had
+// borrowed numbers kinds of their own: instrument-events and memory-map
+// (strata::instrument had written them as 7 and 8, colliding with 1.1) and
+// sampler-samples and sampler-counters (the in-process sampler had hidden
+// them in cupti-buffer chunks behind an "SGPF" tag).
+inline constexpr uint16_t kFormatMinor = 2;
 
 // File header, v1.0 layout. header_size lets a newer minor append fields: an
 // older reader checks the CRC over the whole header and ignores the rest.
@@ -56,8 +64,12 @@ inline constexpr size_t align_chunk(size_t n) {
   return (n + kChunkAlignment - 1) & ~(kChunkAlignment - 1);
 }
 
-// Chunk kinds. Numbers are never reused; a reader skips and counts kinds it
-// does not know, so adding one is a minor version.
+// Chunk kinds: every kind any producer writes (CUPTI agent, strata::instrument,
+// the in-process sampler). This enum is the one owner of the numbers; a
+// producer that needs a kind adds it here, to kChunkKindNames below and to
+// docs/spool-format.md. Numbers are never reused; a reader skips and counts
+// kinds it does not know, so adding one is a minor version. Payload layouts
+// of 9-12 are in instrument_payloads.h, payloads.h and sampler_payloads.h.
 enum class ChunkKind : uint32_t {
   kCuptiBuffer = 1,   // u32 cupti_version, u32 0, then the buffer's valid bytes
   kStrings = 2,       // u32 count, u32 0, then count x {u64 id, u32 len, bytes[len]}
@@ -73,12 +85,46 @@ enum class ChunkKind : uint32_t {
   // Since 1.1. u32 count, u32 0, then count x {u64 launches, u32 name_len, u32 0,
   // name (mangled), zero pad to 8}. Cumulative launch counts per kernel name.
   kKernelsSeen = 8,
+  // Since 1.2 (strata::instrument). u32 tid, u32 InstrumentClock, i64 ref_ns,
+  // u64 ref_ticks, i64 now_ns, u64 now_ticks, then u64 event words
+  // (instrument_payloads.h).
+  kInstrumentEvents = 9,
+  // Since 1.2 (strata::instrument, the in-process sampler). i64 time (on the
+  // header's clock; 0 when not taken), then the text of /proc/self/maps.
+  kMemoryMap = 10,
+  // Since 1.2 (the in-process sampler). u32 tid, u32 count, then count samples
+  // {u64 time, u32 overruns, u32 stack_size, u64 regs[8], stack, pad to 8}
+  // (sampler_payloads.h).
+  kSamplerSamples = 11,
+  // Since 1.2 (the in-process sampler). u32 hz, u32 stack_bytes, then u64
+  // totals, one per SamplerCounter slot (sampler_payloads.h).
+  kSamplerCounters = 12,
 };
-inline constexpr uint32_t kLastKnownKind = 8;
+inline constexpr uint32_t kLastKnownKind = 12;
 
 inline constexpr bool is_known_kind(uint32_t kind) {
   return kind >= 1 && kind <= kLastKnownKind;
 }
+
+// Every kind with its name, the one table chunk_kind_name reads and the
+// uniqueness test checks (tests/format/wire_numbers_test.cc).
+inline constexpr WireName kChunkKindNames[] = {
+    {static_cast<uint32_t>(ChunkKind::kCuptiBuffer), "cupti-buffer"},
+    {static_cast<uint32_t>(ChunkKind::kStrings), "strings"},
+    {static_cast<uint32_t>(ChunkKind::kDropCounters), "drop-counters"},
+    {static_cast<uint32_t>(ChunkKind::kThreadName), "thread-name"},
+    {static_cast<uint32_t>(ChunkKind::kProcessInfo), "process-info"},
+    {static_cast<uint32_t>(ChunkKind::kEndOfStream), "end-of-stream"},
+    {static_cast<uint32_t>(ChunkKind::kKernelMetrics), "kernel-metrics"},
+    {static_cast<uint32_t>(ChunkKind::kKernelsSeen), "kernels-seen"},
+    {static_cast<uint32_t>(ChunkKind::kInstrumentEvents), "instrument-events"},
+    {static_cast<uint32_t>(ChunkKind::kMemoryMap), "memory-map"},
+    {static_cast<uint32_t>(ChunkKind::kSamplerSamples), "sampler-samples"},
+    {static_cast<uint32_t>(ChunkKind::kSamplerCounters), "sampler-counters"},
+};
+static_assert(wire_names_unique(kChunkKindNames), "two chunk kinds share a number or a name");
+static_assert(std::size(kChunkKindNames) == kLastKnownKind, "a chunk kind without a name");
+
 // "cupti-buffer", "strings", ...; "unknown" for kinds this build does not know.
 const char* chunk_kind_name(uint32_t kind);
 
@@ -95,6 +141,7 @@ inline constexpr size_t kKernelMetricsPrefix = 48;  // up to and including metri
 inline constexpr size_t kMetricEntryPrefix = 16;    // f64 value, u32 name_len, u32 0
 inline constexpr size_t kKernelsSeenPrefix = 8;
 inline constexpr size_t kKernelSeenEntryPrefix = 16;  // u64 launches, u32 name_len, u32 0
+inline constexpr size_t kMemoryMapPrefix = 8;         // i64 time
 // The kernel chunks are small by nature (one launch, a few dozen metrics);
 // the writer refuses larger ones, which bounds what the agent encodes.
 inline constexpr size_t kMaxKernelChunkPayload = 64u << 10;
@@ -105,6 +152,10 @@ inline constexpr size_t kMaxKernelChunkPayload = 64u << 10;
 enum class ClockId : uint32_t {
   kMonotonic = 1,  // CLOCK_MONOTONIC
 };
+inline constexpr WireName kClockIdNames[] = {
+    {static_cast<uint32_t>(ClockId::kMonotonic), "monotonic"},
+};
+static_assert(wire_names_unique(kClockIdNames));
 
 // What a drop counter counts. Totals are cumulative since the agent started,
 // so a later chunk supersedes an earlier one and a lost chunk loses nothing.
@@ -115,5 +166,13 @@ enum class DropCounterKind : uint32_t {
   kNvtxEvents = 4,          // NVTX events dropped by the agent's own rings
   kInstrumentEvents = 5,    // instrumentation events dropped by the agent's own rings
 };
+inline constexpr WireName kDropCounterNames[] = {
+    {static_cast<uint32_t>(DropCounterKind::kCuptiRecords), "cupti-records"},
+    {static_cast<uint32_t>(DropCounterKind::kBuffersUnavailable), "buffers-unavailable"},
+    {static_cast<uint32_t>(DropCounterKind::kSpoolWriteErrors), "spool-write-errors"},
+    {static_cast<uint32_t>(DropCounterKind::kNvtxEvents), "nvtx-events"},
+    {static_cast<uint32_t>(DropCounterKind::kInstrumentEvents), "instrument-events"},
+};
+static_assert(wire_names_unique(kDropCounterNames), "two drop counters share a number or a name");
 
 }  // namespace strata::format

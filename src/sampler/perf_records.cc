@@ -88,6 +88,13 @@ bool read_u64s(Cursor& c, uint64_t n, std::vector<uint64_t>& scratch) {
   return true;
 }
 
+// Whether a record's fields were all there and nothing follows them (the
+// kernel pads nothing after the last field we understand; trailing bytes
+// would mean a layout mismatch).
+bool read_exactly(const Cursor& c) {
+  return c.ok() && c.left() == 0;
+}
+
 // The sample_id trailer of a non-sample record: the last sample_id_size bytes.
 bool read_sample_id(const uint8_t* body, size_t body_size, const SampleLayout& layout,
                     SampleId& out, size_t& fixed_part) {
@@ -169,11 +176,32 @@ bool parse_sample(uint16_t misc, const uint8_t* body, size_t size, const SampleL
       r.stack_size = stack_size;
     }
   }
-  // The kernel pads nothing after the last field we understand; trailing
-  // bytes would mean a layout mismatch.
-  if (!c.ok() || c.left() != 0) return false;
+  if (!read_exactly(c)) return false;
   sink.on_sample(r);
   return true;
+}
+
+// The frame of every non-sample record: the sample_id trailer into
+// r.where, then `fields` reads the fixed part before it (returning whether
+// it was well-formed), then the sink gets the record.
+template <class Record, class Fields>
+bool parse_non_sample(const uint8_t* body, size_t size, const SampleLayout& layout, Record& r,
+                      Fields&& fields, void (RecordSink::*deliver)(const Record&),
+                      RecordSink& sink) {
+  size_t fixed = 0;
+  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
+  Cursor c(body, fixed);
+  if (!fields(c)) return false;
+  (sink.*deliver)(r);
+  return true;
+}
+
+// The NUL-terminated string that ends a record's fixed part (a file name, a
+// comm): false when it has no terminator inside the record.
+bool read_last_string(const Cursor& c, std::string_view& out) {
+  if (!c.ok() || c.left() == 0) return false;  // the string has at least its NUL
+  out = bounded_string(c.here(), c.left());
+  return out.size() < c.left();
 }
 
 bool parse_mmap(bool mmap2, uint16_t misc, const uint8_t* body, size_t size,
@@ -181,98 +209,84 @@ bool parse_mmap(bool mmap2, uint16_t misc, const uint8_t* body, size_t size,
   MmapRecord r;
   r.mmap2 = mmap2;
   r.misc = misc;
-  size_t fixed = 0;
-  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
-  Cursor c(body, fixed);
-  r.pid = c.u32();
-  r.tid = c.u32();
-  r.addr = c.u64();
-  r.len = c.u64();
-  r.pgoff = c.u64();
-  if (mmap2) {
-    if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-      r.has_build_id = true;
-      r.build_id_size = c.u8();
-      c.u8();
-      c.u16();
-      r.build_id = c.take(20);
-      if (r.build_id_size > 20) return false;
-    } else {
-      r.maj = c.u32();
-      r.min = c.u32();
-      r.ino = c.u64();
-      r.ino_generation = c.u64();
+  auto fields = [&](Cursor& c) {
+    r.pid = c.u32();
+    r.tid = c.u32();
+    r.addr = c.u64();
+    r.len = c.u64();
+    r.pgoff = c.u64();
+    if (mmap2) {
+      if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+        r.has_build_id = true;
+        r.build_id_size = c.u8();
+        c.u8();
+        c.u16();
+        r.build_id = c.take(20);
+        if (r.build_id_size > 20) return false;
+      } else {
+        r.maj = c.u32();
+        r.min = c.u32();
+        r.ino = c.u64();
+        r.ino_generation = c.u64();
+      }
+      r.prot = c.u32();
+      r.flags = c.u32();
     }
-    r.prot = c.u32();
-    r.flags = c.u32();
-  }
-  if (!c.ok() || c.left() == 0) return false;  // the filename has at least its NUL
-  r.filename = bounded_string(c.here(), c.left());
-  if (r.filename.size() == c.left()) return false;  // no terminator inside the record
-  sink.on_mmap(r);
-  return true;
+    return read_last_string(c, r.filename);
+  };
+  return parse_non_sample(body, size, layout, r, fields, &RecordSink::on_mmap, sink);
 }
 
 bool parse_comm(uint16_t misc, const uint8_t* body, size_t size, const SampleLayout& layout,
                 RecordSink& sink) {
   CommRecord r;
-  size_t fixed = 0;
-  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
-  Cursor c(body, fixed);
-  r.pid = c.u32();
-  r.tid = c.u32();
-  r.exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
-  if (!c.ok() || c.left() == 0) return false;
-  r.comm = bounded_string(c.here(), c.left());
-  if (r.comm.size() == c.left()) return false;
-  sink.on_comm(r);
-  return true;
+  auto fields = [&](Cursor& c) {
+    r.pid = c.u32();
+    r.tid = c.u32();
+    r.exec = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+    return read_last_string(c, r.comm);
+  };
+  return parse_non_sample(body, size, layout, r, fields, &RecordSink::on_comm, sink);
 }
 
 bool parse_task(bool fork, const uint8_t* body, size_t size, const SampleLayout& layout,
                 RecordSink& sink) {
   TaskRecord r;
   r.fork = fork;
-  size_t fixed = 0;
-  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
-  Cursor c(body, fixed);
-  r.pid = c.u32();
-  r.ppid = c.u32();
-  r.tid = c.u32();
-  r.ptid = c.u32();
-  r.time = c.u64();
-  if (!c.ok() || c.left() != 0) return false;
-  sink.on_task(r);
-  return true;
+  auto fields = [&](Cursor& c) {
+    r.pid = c.u32();
+    r.ppid = c.u32();
+    r.tid = c.u32();
+    r.ptid = c.u32();
+    r.time = c.u64();
+    return read_exactly(c);
+  };
+  return parse_non_sample(body, size, layout, r, fields, &RecordSink::on_task, sink);
 }
 
 bool parse_lost(bool samples_only, const uint8_t* body, size_t size, const SampleLayout& layout,
                 RecordSink& sink) {
   LostRecord r;
   r.samples_only = samples_only;
-  size_t fixed = 0;
-  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
-  Cursor c(body, fixed);
-  if (!samples_only) r.id = c.u64();
-  r.lost = c.u64();
-  if (!c.ok() || c.left() != 0) return false;
-  sink.on_lost(r);
-  return true;
+  auto fields = [&](Cursor& c) {
+    if (!samples_only) r.id = c.u64();
+    r.lost = c.u64();
+    return read_exactly(c);
+  };
+  return parse_non_sample(body, size, layout, r, fields, &RecordSink::on_lost, sink);
 }
 
 bool parse_throttle(bool throttle, const uint8_t* body, size_t size, const SampleLayout& layout,
                     RecordSink& sink) {
   ThrottleRecord r;
   r.throttle = throttle;
-  size_t fixed = 0;
-  if (!read_sample_id(body, size, layout, r.where, fixed)) return false;
-  Cursor c(body, fixed);
-  r.time = c.u64();
-  r.id = c.u64();
-  r.stream_id = c.u64();
-  if (!c.ok() || c.left() != 0) return false;
-  sink.on_throttle(r);
-  return true;
+  auto fields = [&](Cursor& c) {
+    r.time = c.u64();
+    r.id = c.u64();
+    r.stream_id = c.u64();
+    return read_exactly(c);
+  };
+  return parse_non_sample(body, size, layout, r, fields, &RecordSink::on_throttle, sink);
 }
 
 }  // namespace

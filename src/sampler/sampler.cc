@@ -20,8 +20,10 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "common/clock.h"
+#include "common/process.h"
 #include "common/signal_forwarder.h"
 
 namespace strata::sampler {
@@ -355,14 +357,7 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
     n = read(go_fd, &go, 1);
   } while (n < 0 && errno == EINTR);
   if (n != 1) _exit(127);  // the parent gave up (no events): never run the command
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  int err = errno;
-  (void)!write(error_fd, &err, sizeof err);
-  _exit(127);
+  exec_or_report(argv, error_fd);
 }
 
 void close_fd(int& fd) {
@@ -391,21 +386,19 @@ bool reap(pid_t pid, bool block, RawProfile& profile) {
   return true;
 }
 
-}  // namespace
-
-Result<RawProfile> sample_command(const std::vector<std::string>& argv,
-                                  const SamplerOptions& options, SampleErrorKind* kind) {
-  if (kind) *kind = SampleErrorKind::kNone;
-  if (argv.empty()) return fail(kind, SampleErrorKind::kSystem, "empty command");
-  if (Status v = validate(options); !v)
-    return fail(kind, SampleErrorKind::kSystem, v.error().message);
-
+// The CPUs to open events on: sysfs's online list, else 0..N-1.
+std::vector<int> online_cpus() {
   std::vector<int> cpus = parse_cpu_list(read_small_file("/sys/devices/system/cpu/online"));
   if (cpus.empty()) {
     const long n = sysconf(_SC_NPROCESSORS_ONLN);
     for (long c = 0; c < n; ++c) cpus.push_back(static_cast<int>(c));
   }
+  return cpus;
+}
 
+// An empty profile that records what was asked for, with a note when the
+// rate is above what the kernel allows.
+RawProfile new_profile(const SamplerOptions& options) {
   RawProfile profile;
   profile.mode = options.mode;
   profile.frequency_hz = options.frequency_hz;
@@ -423,52 +416,98 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                             " Hz exceeds kernel.perf_event_max_sample_rate (" + max_rate +
                             "): expect throttling");
   }
+  return profile;
+}
 
-  int go_pipe[2];
-  int error_pipe[2];
-  if (pipe2(go_pipe, O_CLOEXEC) != 0) {
-    return fail(kind, SampleErrorKind::kSystem, "pipe: " + errno_text(errno));
-  }
-  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    const int err = errno;
+// A forked child blocked before exec, waiting for the go byte, so that the
+// events can be opened on its pid before it runs anything. Ownership: it
+// holds the parent's ends of the two pipes until let_exec or abandon.
+class StoppedChild {
+ public:
+  static Result<StoppedChild> start(const std::vector<std::string>& argv) {
+    int go_pipe[2];
+    int error_pipe[2];
+    if (pipe2(go_pipe, O_CLOEXEC) != 0) return make_error("pipe: " + errno_text(errno));
+    if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+      const int err = errno;
+      close(go_pipe[0]);
+      close(go_pipe[1]);
+      return make_error("pipe: " + errno_text(err));
+    }
+    const pid_t pid = fork();
+    if (pid < 0) {
+      const int err = errno;
+      for (int fd : {go_pipe[0], go_pipe[1], error_pipe[0], error_pipe[1]}) close(fd);
+      return make_error("fork: " + errno_text(err));
+    }
+    if (pid == 0) {
+      close(go_pipe[1]);
+      close(error_pipe[0]);
+      child_main(argv, go_pipe[0], error_pipe[1]);
+    }
     close(go_pipe[0]);
-    close(go_pipe[1]);
-    return fail(kind, SampleErrorKind::kSystem, "pipe: " + errno_text(err));
+    close(error_pipe[1]);
+    return StoppedChild(pid, go_pipe[1], error_pipe[0]);
   }
 
-  SignalForwarder forwarder(options.forward_signals);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    for (int fd : {go_pipe[0], go_pipe[1], error_pipe[0], error_pipe[1]}) close(fd);
-    return fail(kind, SampleErrorKind::kSystem, "fork: " + errno_text(err));
+  StoppedChild(StoppedChild&& other) noexcept
+      : pid_(other.pid_),
+        go_fd_(std::exchange(other.go_fd_, -1)),
+        error_fd_(std::exchange(other.error_fd_, -1)) {}
+  StoppedChild& operator=(StoppedChild&&) = delete;
+  ~StoppedChild() {
+    close_fd(go_fd_);
+    close_fd(error_fd_);
   }
-  if (pid == 0) {
-    close(go_pipe[1]);
-    close(error_pipe[0]);
-    child_main(argv, go_pipe[0], error_pipe[1]);
+
+  pid_t pid() const { return pid_; }
+
+  // Sends the go byte; returns 0 once the child has exec'd, or exec's errno.
+  int let_exec() {
+    const char go = 1;
+    ssize_t wrote;
+    do {
+      wrote = write(go_fd_, &go, 1);
+    } while (wrote < 0 && errno == EINTR);
+    close_fd(go_fd_);
+    int exec_errno = 0;
+    ssize_t got;
+    do {
+      got = read(error_fd_, &exec_errno, sizeof exec_errno);  // EOF: exec succeeded
+    } while (got < 0 && errno == EINTR);
+    close_fd(error_fd_);
+    return got == static_cast<ssize_t>(sizeof exec_errno) ? exec_errno : 0;
   }
-  close(go_pipe[0]);
-  close(error_pipe[1]);
-  int go_fd = go_pipe[1];
-  int error_fd = error_pipe[0];
-  profile.child_pid = pid;
-  forwarder.set_child(pid);
 
   // Abandons the launch: the child sees EOF instead of the go byte and exits
-  // without running the command.
-  auto abandon = [&](SampleErrorKind k, std::string message) -> Result<RawProfile> {
-    close_fd(go_fd);
-    close_fd(error_fd);
-    reap(pid, /*block=*/true, profile);
-    return fail(kind, k, std::move(message));
-  };
+  // without running the command; it is reaped into the profile.
+  void abandon(RawProfile& profile) {
+    close_fd(go_fd_);
+    close_fd(error_fd_);
+    reap(pid_, /*block=*/true, profile);
+  }
 
-  // Open one event per CPU: inherit events must be per-CPU to be mmap'd (the
-  // kernel refuses mmap of an inherit event opened with cpu=-1).
+ private:
+  StoppedChild(pid_t pid, int go_fd, int error_fd)
+      : pid_(pid), go_fd_(go_fd), error_fd_(error_fd) {}
+
+  pid_t pid_;
+  int go_fd_;
+  int error_fd_;
+};
+
+using Rings = std::vector<std::unique_ptr<PerfRing>>;
+
+// Opens one event per CPU on the child and maps its ring: inherit events
+// must be per-CPU to be mmap'd (the kernel refuses mmap of an inherit event
+// opened with cpu=-1). Records the notes and counters of what was opened in
+// the profile. On error, *why says which kind.
+Result<Rings> open_events(pid_t pid, const std::vector<int>& cpus, const SamplerOptions& options,
+                          RawProfile& profile, SampleErrorKind* why) {
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  std::vector<std::unique_ptr<PerfRing>> rings;
+  Rings rings;
   bool build_id = options.mmap_build_id;
+  *why = SampleErrorKind::kSystem;
   for (int cpu : cpus) {
     SamplerOptions o = options;
     o.mmap_build_id = build_id;
@@ -485,20 +524,20 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
       const int err = errno;
       if (err == ENODEV || err == ENXIO) continue;  // CPU went offline since we listed it
       if (is_unavailable_errno(err)) {
-        return abandon(SampleErrorKind::kPerfUnavailable, open_error_message(err));
+        *why = SampleErrorKind::kPerfUnavailable;
+        return make_error(open_error_message(err));
       }
-      return abandon(SampleErrorKind::kSystem, "perf_event_open(cpu-clock, cpu " +
-                                                   std::to_string(cpu) + "): " + errno_text(err));
+      return make_error("perf_event_open(cpu-clock, cpu " + std::to_string(cpu) +
+                        "): " + errno_text(err));
     }
     auto ring = std::make_unique<PerfRing>();
     ring->set_fd(static_cast<int>(fd));
     uint32_t pages = options.ring_data_pages;
     if (int err = ring->map(pages); err != 0) {
-      return abandon(
-          SampleErrorKind::kSystem,
+      return make_error(
           "mmap of the perf ring buffer (cpu " + std::to_string(cpu) + ", " +
-              std::to_string(pages) + " pages): " + errno_text(err) +
-              (err == EPERM ? "; raise RLIMIT_MEMLOCK or kernel.perf_event_mlock_kb" : ""));
+          std::to_string(pages) + " pages): " + errno_text(err) +
+          (err == EPERM ? "; raise RLIMIT_MEMLOCK or kernel.perf_event_mlock_kb" : ""));
     }
     if (pages < options.ring_data_pages && profile.notes.size() < 8) {
       profile.notes.push_back("perf ring buffer of cpu " + std::to_string(cpu) + " reduced to " +
@@ -512,51 +551,50 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                                            : std::min(profile.counters.ring_data_pages, pages);
     rings.push_back(std::move(ring));
   }
-  if (rings.empty()) return abandon(SampleErrorKind::kSystem, "no online CPU could be sampled");
+  if (rings.empty()) return make_error("no online CPU could be sampled");
   profile.counters.cpus_opened = static_cast<uint32_t>(rings.size());
   profile.layout = SampleLayout{make_attr(options, 0).sample_type,
                                 options.mode == StackMode::kDwarf ? options.regs_mask : 0, true};
+  return rings;
+}
 
-  // Let the child exec; the events enable themselves at exec.
-  profile.start_ns = monotonic_ns();
-  const char go = 1;
-  ssize_t wrote;
-  do {
-    wrote = write(go_fd, &go, 1);
-  } while (wrote < 0 && errno == EINTR);
-  close_fd(go_fd);
-  int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = read(error_fd, &exec_errno, sizeof exec_errno);  // EOF: exec succeeded
-  } while (got < 0 && errno == EINTR);
-  close_fd(error_fd);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-    rings.clear();
-    return abandon(SampleErrorKind::kCannotStart,
-                   "cannot start '" + argv[0] + "': " + std::strerror(exec_errno));
+// Moves what the kernel wrote into the rings into the profile, parsed.
+// Threading: used by one thread.
+class RingDrainer {
+ public:
+  RingDrainer(Rings& rings, const SamplerOptions& options, RawProfile& profile)
+      : rings_(rings), options_(options), profile_(profile), builder_(profile) {
+    // Address space only (pages are touched as samples arrive): spares the
+    // first few seconds of a dwarf-mode run the arena's regrowth copies.
+    if (options.mode == StackMode::kDwarf) profile.stacks.reserve(size_t{64} << 20);
   }
-  if (options.on_child) options.on_child(pid);
 
-  ProfileBuilder builder(profile);
-  // Address space only (pages are touched as samples arrive): spares the
-  // first few seconds of a dwarf-mode run the arena's regrowth copies.
-  if (options.mode == StackMode::kDwarf) profile.stacks.reserve(size_t{64} << 20);
-  std::vector<uint8_t> scratch;
-  auto consume = [&](std::span<const uint8_t> bytes) {
-    if (options.on_ring_bytes) options.on_ring_bytes(bytes);
-    ParseStats st = parse_records(bytes, profile.layout, builder);
-    profile.counters.records += st.records;
-    profile.counters.unknown_records += st.unknown_records;
-    profile.counters.bad_records += st.bad_records;
-    profile.counters.bad_bytes += st.bad_bytes;
-  };
-  auto drain_all = [&] {
-    for (auto& ring : rings) {
-      if (!ring->drain(scratch, consume)) profile.counters.ring_errors++;
+  void drain_all() {
+    auto consume = [this](std::span<const uint8_t> bytes) {
+      if (options_.on_ring_bytes) options_.on_ring_bytes(bytes);
+      ParseStats st = parse_records(bytes, profile_.layout, builder_);
+      profile_.counters.records += st.records;
+      profile_.counters.unknown_records += st.unknown_records;
+      profile_.counters.bad_records += st.bad_records;
+      profile_.counters.bad_bytes += st.bad_bytes;
+    };
+    for (auto& ring : rings_) {
+      if (!ring->drain(scratch_, consume)) profile_.counters.ring_errors++;
     }
-  };
+  }
 
+ private:
+  Rings& rings_;
+  const SamplerOptions& options_;
+  RawProfile& profile_;
+  ProfileBuilder builder_;
+  std::vector<uint8_t> scratch_;
+};
+
+// Drains the rings whenever the kernel wakes us, until the child is reaped,
+// then once more. Sets the profile's end time.
+void drain_until_exit(pid_t pid, Rings& rings, const SamplerOptions& options, RawProfile& profile) {
+  RingDrainer drainer(rings, options, profile);
   // pidfd (Linux 5.3) wakes the poll when the child exits; without it the
   // poll timeout bounds the delay.
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -577,19 +615,18 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
       // poll return at once forever; drain_all still reads its ring.
       if (p.fd != pidfd && (p.revents & (POLLHUP | POLLERR | POLLNVAL))) p.fd = -1;
     }
-    drain_all();
+    drainer.drain_all();
     reaped = reap(pid, /*block=*/false, profile);
   }
   profile.end_ns = monotonic_ns();
   if (pidfd >= 0) close(pidfd);
   // The exited task's records are all in the rings by the time it is reaped
   // (perf_event_exit_task runs in do_exit, before the task turns zombie).
-  drain_all();
-  rings.clear();
-  forwarder.set_child(0);
-  if (options.on_child) options.on_child(-1);
+  drainer.drain_all();
+}
 
-  // Per-CPU rings interleave: order everything by time for the consumers.
+// Per-CPU rings interleave: order everything by time for the consumers.
+void sort_by_time(RawProfile& profile) {
   std::stable_sort(profile.samples.begin(), profile.samples.end(),
                    [](const Sample& a, const Sample& b) { return a.time < b.time; });
   for (auto& [p, maps] : profile.mmaps) {
@@ -602,6 +639,9 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                    [](const TaskEvent& a, const TaskEvent& b) { return a.time < b.time; });
   std::stable_sort(profile.throttles.begin(), profile.throttles.end(),
                    [](const ThrottleEvent& a, const ThrottleEvent& b) { return a.time < b.time; });
+}
+
+void note_losses(RawProfile& profile) {
   if (profile.counters.lost_samples > 0) {
     profile.notes.push_back(std::to_string(profile.counters.lost_samples) +
                             " samples lost (ring buffers full); try a larger ring or a lower rate");
@@ -611,6 +651,53 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                             std::to_string(profile.counters.throttle_events) +
                             " times (kernel.perf_event_max_sample_rate)");
   }
+}
+
+}  // namespace
+
+// The steps: start the child stopped before exec, open the events on it,
+// let it exec (the events enable themselves at exec), drain the rings until
+// it is reaped, then order what was collected by time.
+Result<RawProfile> sample_command(const std::vector<std::string>& argv,
+                                  const SamplerOptions& options, SampleErrorKind* kind) {
+  if (kind) *kind = SampleErrorKind::kNone;
+  if (argv.empty()) return fail(kind, SampleErrorKind::kSystem, "empty command");
+  if (Status v = validate(options); !v) {
+    return fail(kind, SampleErrorKind::kSystem, v.error().message);
+  }
+  std::vector<int> cpus = online_cpus();
+  RawProfile profile = new_profile(options);
+
+  SignalForwarder forwarder(options.forward_signals);
+  auto child = StoppedChild::start(argv);
+  if (!child) return fail(kind, SampleErrorKind::kSystem, child.error().message);
+  const pid_t pid = child->pid();
+  profile.child_pid = pid;
+  forwarder.set_child(pid);
+
+  SampleErrorKind why = SampleErrorKind::kSystem;
+  auto rings = open_events(pid, cpus, options, profile, &why);
+  if (!rings) {
+    child->abandon(profile);
+    return fail(kind, why, rings.error().message);
+  }
+
+  profile.start_ns = monotonic_ns();
+  if (int exec_errno = child->let_exec(); exec_errno != 0) {
+    rings->clear();
+    child->abandon(profile);
+    return fail(kind, SampleErrorKind::kCannotStart,
+                "cannot start '" + argv[0] + "': " + std::strerror(exec_errno));
+  }
+  if (options.on_child) options.on_child(pid);
+
+  drain_until_exit(pid, *rings, options, profile);
+  rings->clear();
+  forwarder.set_child(0);
+  if (options.on_child) options.on_child(-1);
+
+  sort_by_time(profile);
+  note_losses(profile);
   return profile;
 }
 

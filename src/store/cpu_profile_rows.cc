@@ -25,40 +25,46 @@ Result<int64_t> optional_string(TraceWriter& writer, const std::string& text) {
 
 Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
   sqlite3* db = writer.handle();
-  auto mapping = sql::Statement::prepare(
-      db,
-      "INSERT INTO strata_cpu_mappings (id, global_pid, start, end, file_offset, path_id) "
-      "VALUES (?, 0, 0, 0, 0, ?)",
-      "strata_cpu_mappings");
-  if (!mapping) return mapping.error();
-  auto frame = sql::Statement::prepare(
-      db,
-      "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
-      "line, inlined) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      "strata_cpu_frames");
-  if (!frame) return frame.error();
-  auto stack = sql::Statement::prepare(
-      db, "INSERT INTO strata_cpu_stacks (id, depth, frame_id) VALUES (?, ?, ?)",
-      "strata_cpu_stacks");
-  if (!stack) return stack.error();
-  auto sample = sql::Statement::prepare(
-      db,
-      "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source) "
-      "VALUES (?, ?, ?, ?, ?)",
-      "strata_cpu_samples");
-  if (!sample) return sample.error();
-  auto call = sql::Statement::prepare(
-      db,
-      "INSERT INTO strata_cpu_calls (global_tid, timestamp, frame_id, kind) VALUES (?, ?, ?, ?)",
-      "strata_cpu_calls");
-  if (!call) return call.error();
-  auto thread = sql::Statement::prepare(
-      db, "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)",
-      "ThreadNames");
-  if (!thread) return thread.error();
-  auto process = sql::Statement::prepare(
-      db, "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)", "PROCESSES");
-  if (!process) return process.error();
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement mapping,
+      sql::Statement::prepare(
+          db,
+          "INSERT INTO strata_cpu_mappings (id, global_pid, start, end, file_offset, path_id) "
+          "VALUES (?, 0, 0, 0, 0, ?)",
+          "strata_cpu_mappings"));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement frame,
+      sql::Statement::prepare(
+          db,
+          "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
+          "line, inlined) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          "strata_cpu_frames"));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement stack,
+      sql::Statement::prepare(
+          db, "INSERT INTO strata_cpu_stacks (id, depth, frame_id) VALUES (?, ?, ?)",
+          "strata_cpu_stacks"));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement sample,
+      sql::Statement::prepare(
+          db,
+          "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source) "
+          "VALUES (?, ?, ?, ?, ?)",
+          "strata_cpu_samples"));
+  STRATA_ASSIGN_OR_RETURN(sql::Statement call,
+                          sql::Statement::prepare(db,
+                                                  "INSERT INTO strata_cpu_calls (global_tid, "
+                                                  "timestamp, frame_id, kind) VALUES (?, ?, ?, ?)",
+                                                  "strata_cpu_calls"));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement thread,
+      sql::Statement::prepare(
+          db, "INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)",
+          "ThreadNames"));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement process,
+      sql::Statement::prepare(db, "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)",
+                              "PROCESSES"));
 
   auto step = [&](sql::Statement& st, const char* what) -> Status {
     int rc = st.step();
@@ -71,88 +77,84 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
   std::map<std::string, int64_t> module_ids;
   for (const auto& f : rows.frames) {
     if (f.module.empty() || module_ids.count(f.module)) continue;
-    auto path = writer.intern(f.module);
-    if (!path) return path.error();
+    STRATA_ASSIGN_OR_RETURN(int64_t path, writer.intern(f.module));
     int64_t id = static_cast<int64_t>(module_ids.size());
     module_ids[f.module] = id;
-    mapping->bind(1, id);
-    mapping->bind(2, *path);
-    if (auto s = step(*mapping, "strata_cpu_mappings"); !s) return s;
+    mapping.bind(1, id);
+    mapping.bind(2, path);
+    STRATA_TRY(step(mapping, "strata_cpu_mappings"));
   }
   for (size_t i = 0; i < rows.frames.size(); ++i) {
     const auto& f = rows.frames[i];
-    auto function = optional_string(writer, f.function);
-    if (!function) return function.error();
-    auto file = optional_string(writer, f.file);
-    if (!file) return file.error();
-    frame->bind(1, static_cast<int64_t>(i));
+    STRATA_ASSIGN_OR_RETURN(int64_t function, optional_string(writer, f.function));
+    STRATA_ASSIGN_OR_RETURN(int64_t file, optional_string(writer, f.file));
+    frame.bind(1, static_cast<int64_t>(i));
     if (f.module.empty()) {
-      frame->bind_null(2);
+      frame.bind_null(2);
     } else {
-      frame->bind(2, module_ids[f.module]);
+      frame.bind(2, module_ids[f.module]);
     }
-    frame->bind(3, static_cast<int64_t>(f.module_offset));
-    frame->bind(4, std::string_view(f.kind));
-    if (*function < 0)
-      frame->bind_null(5);
+    frame.bind(3, static_cast<int64_t>(f.module_offset));
+    frame.bind(4, std::string_view(f.kind));
+    if (function < 0)
+      frame.bind_null(5);
     else
-      frame->bind(5, *function);
-    if (*file < 0)
-      frame->bind_null(6);
+      frame.bind(5, function);
+    if (file < 0)
+      frame.bind_null(6);
     else
-      frame->bind(6, *file);
-    frame->bind(7, int64_t{f.line});
-    frame->bind(8, int64_t{f.inlined ? 1 : 0});
-    if (auto s = step(*frame, "strata_cpu_frames"); !s) return s;
+      frame.bind(6, file);
+    frame.bind(7, int64_t{f.line});
+    frame.bind(8, int64_t{f.inlined ? 1 : 0});
+    STRATA_TRY(step(frame, "strata_cpu_frames"));
   }
   for (size_t i = 0; i < rows.stacks.size(); ++i) {
     for (size_t depth = 0; depth < rows.stacks[i].size(); ++depth) {
-      stack->bind(1, static_cast<int64_t>(i));
-      stack->bind(2, static_cast<int64_t>(depth));
-      stack->bind(3, rows.stacks[i][depth]);
-      if (auto s = step(*stack, "strata_cpu_stacks"); !s) return s;
+      stack.bind(1, static_cast<int64_t>(i));
+      stack.bind(2, static_cast<int64_t>(depth));
+      stack.bind(3, rows.stacks[i][depth]);
+      STRATA_TRY(step(stack, "strata_cpu_stacks"));
     }
   }
   for (const auto& s : rows.samples) {
-    sample->bind(1, s.time_ns);
-    sample->bind(2, global_tid(s.pid, s.tid));
+    sample.bind(1, s.time_ns);
+    sample.bind(2, global_tid(s.pid, s.tid));
     if (s.stack < 0)
-      sample->bind_null(3);
+      sample.bind_null(3);
     else
-      sample->bind(3, s.stack);
-    sample->bind(4, s.weight_ns);
-    sample->bind(5, std::string_view(rows.source));
-    if (auto st = step(*sample, "strata_cpu_samples"); !st) return st;
+      sample.bind(3, s.stack);
+    sample.bind(4, s.weight_ns);
+    sample.bind(5, std::string_view(rows.source));
+    STRATA_TRY(step(sample, "strata_cpu_samples"));
   }
   for (const auto& c : rows.calls) {
-    call->bind(1, global_tid(c.pid, c.tid));
-    call->bind(2, c.time_ns);
-    call->bind(3, c.frame);
-    call->bind(4, int64_t{c.exit ? 1 : 0});
-    if (auto st = step(*call, "strata_cpu_calls"); !st) return st;
+    call.bind(1, global_tid(c.pid, c.tid));
+    call.bind(2, c.time_ns);
+    call.bind(3, c.frame);
+    call.bind(4, int64_t{c.exit ? 1 : 0});
+    STRATA_TRY(step(call, "strata_cpu_calls"));
   }
   // The mode of a profile without samples.
   if (rows.samples.empty() && !rows.calls.empty()) {
-    if (auto s = writer.add_counter("cpu.instrumented", 1); !s) return s;
+    STRATA_TRY(writer.add_counter("cpu.instrumented", 1));
   }
   for (const auto& t : rows.threads) {
-    auto name = writer.intern(t.name);
-    if (!name) return name.error();
-    thread->bind(1, *name);
-    thread->bind(2, global_tid(t.pid, t.tid));
-    if (auto s = step(*thread, "ThreadNames"); !s) return s;
+    STRATA_ASSIGN_OR_RETURN(int64_t name, writer.intern(t.name));
+    thread.bind(1, name);
+    thread.bind(2, global_tid(t.pid, t.tid));
+    STRATA_TRY(step(thread, "ThreadNames"));
   }
   for (const auto& [pid, command] : rows.processes) {
-    process->bind(1, global_tid(pid, 0));
-    process->bind(2, int64_t{pid});
-    process->bind(3, std::string_view(command));
-    if (auto s = step(*process, "PROCESSES"); !s) return s;
+    process.bind(1, global_tid(pid, 0));
+    process.bind(2, int64_t{pid});
+    process.bind(3, std::string_view(command));
+    STRATA_TRY(step(process, "PROCESSES"));
   }
   for (auto [name, value] : {std::pair{kRateMilliHz, static_cast<int64_t>(rows.rate_hz * 1000)},
                              std::pair{kWallNs, rows.wall_ns}, std::pair{kCpuNs, rows.cpu_ns},
                              std::pair{kLostSamples, static_cast<int64_t>(rows.lost_samples)},
                              std::pair{kThrottles, static_cast<int64_t>(rows.throttles)}}) {
-    if (auto s = writer.add_counter(name, value); !s) return s;
+    STRATA_TRY(writer.add_counter(name, value));
   }
   return Ok{};
 }
@@ -170,41 +172,43 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   }
 
   CpuProfileRows rows;
-  auto frames = sql::Statement::prepare(
-      db,
-      "SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, mp.value "
-      "FROM strata_cpu_frames f "
-      "LEFT JOIN StringIds fn ON fn.id = f.function_id "
-      "LEFT JOIN StringIds fl ON fl.id = f.file_id "
-      "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
-      "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
-      where + "strata_cpu_frames");
-  if (!frames) return frames.error();
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement frames,
+      sql::Statement::prepare(
+          db,
+          "SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, mp.value "
+          "FROM strata_cpu_frames f "
+          "LEFT JOIN StringIds fn ON fn.id = f.function_id "
+          "LEFT JOIN StringIds fl ON fl.id = f.file_id "
+          "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
+          "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
+          where + "strata_cpu_frames"));
   int rc;
-  while ((rc = frames->step()) == SQLITE_ROW) {
-    int64_t id = frames->column_int(0);
+  while ((rc = frames.step()) == SQLITE_ROW) {
+    int64_t id = frames.column_int(0);
     if (id != static_cast<int64_t>(rows.frames.size())) {
       return make_error(where + "strata_cpu_frames ids are not dense at id " + std::to_string(id));
     }
     CpuFrameRow f;
-    f.module_offset = static_cast<uint64_t>(frames->column_int(1));
-    f.kind = frames->column_text(2);
-    f.function = frames->column_text(3);
-    f.file = frames->column_text(4);
-    f.line = static_cast<int>(frames->column_int(5));
-    f.inlined = frames->column_int(6) != 0;
-    f.module = frames->column_text(7);
+    f.module_offset = static_cast<uint64_t>(frames.column_int(1));
+    f.kind = frames.column_text(2);
+    f.function = frames.column_text(3);
+    f.file = frames.column_text(4);
+    f.line = static_cast<int>(frames.column_int(5));
+    f.inlined = frames.column_int(6) != 0;
+    f.module = frames.column_text(7);
     rows.frames.push_back(std::move(f));
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_frames");
 
-  auto stacks = sql::Statement::prepare(
-      db, "SELECT id, depth, frame_id FROM strata_cpu_stacks ORDER BY id, depth",
-      where + "strata_cpu_stacks");
-  if (!stacks) return stacks.error();
-  while ((rc = stacks->step()) == SQLITE_ROW) {
-    int64_t id = stacks->column_int(0);
-    int64_t frame = stacks->column_int(2);
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement stacks,
+      sql::Statement::prepare(
+          db, "SELECT id, depth, frame_id FROM strata_cpu_stacks ORDER BY id, depth",
+          where + "strata_cpu_stacks"));
+  while ((rc = stacks.step()) == SQLITE_ROW) {
+    int64_t id = stacks.column_int(0);
+    int64_t frame = stacks.column_int(2);
     if (id < 0 || id > static_cast<int64_t>(rows.stacks.size()) || frame < 0 ||
         frame >= static_cast<int64_t>(rows.frames.size())) {
       return make_error(where + "strata_cpu_stacks row (" + std::to_string(id) + ", " +
@@ -215,41 +219,43 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_stacks");
 
-  auto samples = sql::Statement::prepare(
-      db,
-      "SELECT timestamp, global_tid, stack_id, weight, source FROM strata_cpu_samples "
-      "ORDER BY timestamp, id",
-      where + "strata_cpu_samples");
-  if (!samples) return samples.error();
-  while ((rc = samples->step()) == SQLITE_ROW) {
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement samples,
+      sql::Statement::prepare(
+          db,
+          "SELECT timestamp, global_tid, stack_id, weight, source FROM strata_cpu_samples "
+          "ORDER BY timestamp, id",
+          where + "strata_cpu_samples"));
+  while ((rc = samples.step()) == SQLITE_ROW) {
     CpuSampleRow s;
-    s.time_ns = samples->column_int(0);
-    int64_t gtid = samples->column_int(1);
+    s.time_ns = samples.column_int(0);
+    int64_t gtid = samples.column_int(1);
     s.pid = static_cast<int32_t>(global_id::pid_of(gtid));
     s.tid = static_cast<int32_t>(global_id::tid_of(gtid));
-    s.stack = samples->column_null(2) ? -1 : samples->column_int(2);
+    s.stack = samples.column_null(2) ? -1 : samples.column_int(2);
     if (s.stack >= static_cast<int64_t>(rows.stacks.size())) {
       return make_error(where + "strata_cpu_samples names missing stack " +
                         std::to_string(s.stack));
     }
-    s.weight_ns = samples->column_int(3);
-    rows.source = samples->column_text(4);
+    s.weight_ns = samples.column_int(3);
+    rows.source = samples.column_text(4);
     rows.samples.push_back(s);
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_samples");
 
-  auto calls = sql::Statement::prepare(
-      db, "SELECT global_tid, timestamp, frame_id, kind FROM strata_cpu_calls ORDER BY rowid",
-      where + "strata_cpu_calls");
-  if (!calls) return calls.error();
-  while ((rc = calls->step()) == SQLITE_ROW) {
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement calls,
+      sql::Statement::prepare(
+          db, "SELECT global_tid, timestamp, frame_id, kind FROM strata_cpu_calls ORDER BY rowid",
+          where + "strata_cpu_calls"));
+  while ((rc = calls.step()) == SQLITE_ROW) {
     CpuCallRow c;
-    int64_t gtid = calls->column_int(0);
+    int64_t gtid = calls.column_int(0);
     c.pid = static_cast<int32_t>(global_id::pid_of(gtid));
     c.tid = static_cast<int32_t>(global_id::tid_of(gtid));
-    c.time_ns = calls->column_int(1);
-    c.frame = calls->column_int(2);
-    c.exit = calls->column_int(3) != 0;
+    c.time_ns = calls.column_int(1);
+    c.frame = calls.column_int(2);
+    c.exit = calls.column_int(3) != 0;
     if (c.frame < 0 || c.frame >= static_cast<int64_t>(rows.frames.size())) {
       return make_error(where + "strata_cpu_calls names missing frame " + std::to_string(c.frame));
     }
@@ -258,29 +264,29 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_calls");
   if (rows.samples.empty() && !rows.calls.empty()) rows.source = "instrumented";
 
-  auto threads = sql::Statement::prepare(
-      db, "SELECT t.globalTid, s.value FROM ThreadNames t LEFT JOIN StringIds s ON s.id = t.nameId",
-      where + "ThreadNames");
-  if (!threads) return threads.error();
-  while ((rc = threads->step()) == SQLITE_ROW) {
-    int64_t gtid = threads->column_int(0);
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement threads,
+      sql::Statement::prepare(
+          db,
+          "SELECT t.globalTid, s.value FROM ThreadNames t LEFT JOIN StringIds s ON s.id = t.nameId",
+          where + "ThreadNames"));
+  while ((rc = threads.step()) == SQLITE_ROW) {
+    int64_t gtid = threads.column_int(0);
     rows.threads.push_back({static_cast<int32_t>(global_id::pid_of(gtid)),
-                            static_cast<int32_t>(global_id::tid_of(gtid)),
-                            threads->column_text(1)});
+                            static_cast<int32_t>(global_id::tid_of(gtid)), threads.column_text(1)});
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "ThreadNames");
-  auto processes =
-      sql::Statement::prepare(db, "SELECT pid, name FROM PROCESSES", where + "PROCESSES");
-  if (!processes) return processes.error();
-  while ((rc = processes->step()) == SQLITE_ROW) {
-    rows.processes.emplace_back(static_cast<int32_t>(processes->column_int(0)),
-                                processes->column_text(1));
+  STRATA_ASSIGN_OR_RETURN(
+      sql::Statement processes,
+      sql::Statement::prepare(db, "SELECT pid, name FROM PROCESSES", where + "PROCESSES"));
+  while ((rc = processes.step()) == SQLITE_ROW) {
+    rows.processes.emplace_back(static_cast<int32_t>(processes.column_int(0)),
+                                processes.column_text(1));
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "PROCESSES");
 
-  auto counters = reader.counters();
-  if (!counters) return counters.error();
-  for (const auto& [name, value] : *counters) {
+  STRATA_ASSIGN_OR_RETURN(auto counters, reader.counters());
+  for (const auto& [name, value] : counters) {
     if (name == kRateMilliHz) rows.rate_hz = static_cast<double>(value) / 1000.0;
     if (name == kWallNs) rows.wall_ns = value;
     if (name == kCpuNs) rows.cpu_ns = value;

@@ -7,23 +7,46 @@
 #include "store/schema.h"
 
 #include <array>
+#include <string>
+#include <vector>
 
 namespace strata::store::schema {
 namespace {
 
-constexpr std::array<std::string_view, 22> kNsysTables = {
-    R"sql(CREATE TABLE StringIds (
+// Nsight Systems' ENUM_* tables share one shape (id, name, label), its
+// META_DATA_* tables another (name, value): each shape is written once.
+std::string enum_table(std::string_view table, std::string_view what) {
+  return "CREATE TABLE " + std::string(table) + " (\n    -- " + std::string(what) + R"sql(
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);)sql";
+}
+
+std::string meta_table(std::string_view table, std::string_view what) {
+  return "CREATE TABLE " + std::string(table) + " (\n    -- " + std::string(what) + R"sql(
+
+    name                        TEXT      NOT NULL,                    -- Name of meta-data record
+    value                       TEXT                                   -- Value of meta-data record
+);)sql";
+}
+
+// Built once, on first use (the shared shapes are filled in at run time).
+const std::array<std::string, 22>& nsys_table_texts() {
+  static const std::array<std::string, 22> tables = {
+      R"sql(CREATE TABLE StringIds (
     -- Consolidation of repetitive string values.
 
     id                          INTEGER   NOT NULL   PRIMARY KEY,      -- ID reference value.
     value                       TEXT      NOT NULL                     -- String value.
 );)sql",
-    R"sql(CREATE TABLE TARGET_INFO_SESSION_START_TIME (
+      R"sql(CREATE TABLE TARGET_INFO_SESSION_START_TIME (
     utcEpochNs                  INTEGER,                               -- UTC Epoch timestamp at start of the capture (ns).
     utcTime                     TEXT,                                  -- Start of the capture in UTC.
     localTime                   TEXT                                   -- Start of the capture in local time of target.
 );)sql",
-    R"sql(CREATE TABLE ANALYSIS_DETAILS (
+      R"sql(CREATE TABLE ANALYSIS_DETAILS (
     -- Details about the analysis session.
 
     globalVid                   INTEGER   NOT NULL,                    -- Serialized GlobalId.
@@ -31,14 +54,14 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     startTime                   INTEGER   NOT NULL,                    -- Trace start timestamp in nanoseconds.
     stopTime                    INTEGER   NOT NULL                     -- Trace stop timestamp in nanoseconds.
 );)sql",
-    R"sql(CREATE TABLE PROFILER_OVERHEAD (
+      R"sql(CREATE TABLE PROFILER_OVERHEAD (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     globalTid                   INTEGER,                               -- Serialized GlobalId.
     nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
     returnValue                 INTEGER   NOT NULL                     -- Return value of the function call.
 );)sql",
-    R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+      R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     eventClass                  INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_CLASS(id)
@@ -48,7 +71,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     returnValue                 INTEGER   NOT NULL,                    -- Return value of the function call.
     callchainId                 INTEGER                                -- REFERENCES CUDA_CALLCHAINS(id)
 );)sql",
-    R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
+      R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     deviceId                    INTEGER   NOT NULL,                    -- Device ID.
@@ -71,7 +94,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     virtualAddress              INTEGER,                               -- Virtual base address of the page/s being transferred.
     copyCount                   INTEGER                                -- The total number of memcopy operations traced in this record. In CUDA MemcpyBatchAsync APIs, multiple memcpy operations may be batched together for optimization purposes based on certain heuristics.
 );)sql",
-    R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
+      R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     deviceId                    INTEGER   NOT NULL,                    -- Device ID.
@@ -85,7 +108,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     eventId                     INTEGER   NOT NULL,                    -- Event ID for which the synchronization API is called.
     eventSyncId                 INTEGER                                -- CUDA Event Sync ID to link the synchronization API to associated event record API.
 );)sql",
-    R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
+      R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     deviceId                    INTEGER   NOT NULL,                    -- Device ID.
@@ -115,7 +138,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
     sharedMemoryLimitConfig     INTEGER                                -- REFERENCES ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG(id)
 );)sql",
-    R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
+      R"sql(CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     deviceId                    INTEGER   NOT NULL,                    -- Device ID.
@@ -129,19 +152,19 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
     memKind                     INTEGER                                -- REFERENCES ENUM_CUDA_MEM_KIND(id)
 );)sql",
-    R"sql(CREATE TABLE PROCESSES (
+      R"sql(CREATE TABLE PROCESSES (
     -- Names and identifiers of processes captured in the report.
 
     globalPid                   INTEGER,                               -- Serialized GlobalId.
     pid                         INTEGER,                               -- The process ID.
     name                        TEXT                                   -- The process name.
 );)sql",
-    R"sql(CREATE TABLE ThreadNames (
+      R"sql(CREATE TABLE ThreadNames (
     nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Thread name
     priority                    INTEGER,                               -- Priority of the thread.
     globalTid                   INTEGER                                -- Serialized GlobalId.
 );)sql",
-    R"sql(CREATE TABLE TARGET_INFO_GPU (
+      R"sql(CREATE TABLE TARGET_INFO_GPU (
     vmId                        INTEGER   NOT NULL,                    -- Serialized GlobalId.
     id                          INTEGER   NOT NULL,                    -- Device ID.
     name                        TEXT,                                  -- Device name.
@@ -184,12 +207,12 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     smMajor                     INTEGER,                               -- Major multiprocessor version number.
     smMinor                     INTEGER                                -- Minor multiprocessor version number.
 );)sql",
-    R"sql(CREATE TABLE TARGET_INFO_CUDA_DEVICE (
+      R"sql(CREATE TABLE TARGET_INFO_CUDA_DEVICE (
     gpuId                       INTEGER,                               -- GPU ID.
     cudaId                      INTEGER   NOT NULL,                    -- CUDA device ID.
     pid                         INTEGER   NOT NULL                     -- Process ID.
 );)sql",
-    R"sql(CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (
+      R"sql(CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (
     nullStreamId                INTEGER   NOT NULL,                    -- Stream ID.
     hwId                        INTEGER   NOT NULL,                    -- Hardware ID.
     vmId                        INTEGER   NOT NULL,                    -- VM ID.
@@ -199,7 +222,7 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     parentContextId             INTEGER,                               -- For green context, this is the parent context id.
     isGreenContext              INTEGER                                -- Is this a Green Context?
 );)sql",
-    R"sql(CREATE TABLE TARGET_INFO_CUDA_STREAM (
+      R"sql(CREATE TABLE TARGET_INFO_CUDA_STREAM (
     streamId                    INTEGER   NOT NULL,                    -- Stream ID.
     hwId                        INTEGER   NOT NULL,                    -- Hardware ID.
     vmId                        INTEGER   NOT NULL,                    -- VM ID.
@@ -208,50 +231,16 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     priority                    INTEGER   NOT NULL,                    -- Priority of the stream.
     flag                        INTEGER   NOT NULL                     -- REFERENCES ENUM_CUPTI_STREAM_TYPE(id)
 );)sql",
-    R"sql(CREATE TABLE ENUM_NSYS_EVENT_CLASS (
-    -- Nsys event class labels
-
-    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
-    name                        TEXT,                                  -- Enum symbol name.
-    label                       TEXT                                   -- Enum human name.
-);)sql",
-    R"sql(CREATE TABLE ENUM_CUDA_MEMCPY_OPER (
-    -- CUDA memcpy operation labels
-
-    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
-    name                        TEXT,                                  -- Enum symbol name.
-    label                       TEXT                                   -- Enum human name.
-);)sql",
-    R"sql(CREATE TABLE ENUM_CUDA_MEM_KIND (
-    -- CUDA memory kind labels
-
-    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
-    name                        TEXT,                                  -- Enum symbol name.
-    label                       TEXT                                   -- Enum human name.
-);)sql",
-    R"sql(CREATE TABLE ENUM_CUPTI_SYNC_TYPE (
-    -- CUPTI synchronization type labels
-
-    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
-    name                        TEXT,                                  -- Enum symbol name.
-    label                       TEXT                                   -- Enum human name.
-);)sql",
-    R"sql(CREATE TABLE META_DATA_CAPTURE (
-    -- information about nsys capture parameters
-
-    name                        TEXT      NOT NULL,                    -- Name of meta-data record
-    value                       TEXT                                   -- Value of meta-data record
-);)sql",
-    R"sql(CREATE TABLE META_DATA_EXPORT (
-    -- information about nsys export process
-
-    name                        TEXT      NOT NULL,                    -- Name of meta-data record
-    value                       TEXT                                   -- Value of meta-data record
-);)sql",
-    // NVTX_EVENTS is not in the reference export (the capture had no NVTX
-    // data, and nsys creates tables lazily). Its columns are those of an nsys
-    // 2024.6.2 export (export schema 3.16.1); unverified against 2025.3.
-    R"sql(CREATE TABLE NVTX_EVENTS (
+      enum_table("ENUM_NSYS_EVENT_CLASS", "Nsys event class labels"),
+      enum_table("ENUM_CUDA_MEMCPY_OPER", "CUDA memcpy operation labels"),
+      enum_table("ENUM_CUDA_MEM_KIND", "CUDA memory kind labels"),
+      enum_table("ENUM_CUPTI_SYNC_TYPE", "CUPTI synchronization type labels"),
+      meta_table("META_DATA_CAPTURE", "information about nsys capture parameters"),
+      meta_table("META_DATA_EXPORT", "information about nsys export process"),
+      // NVTX_EVENTS is not in the reference export (the capture had no NVTX
+      // data, and nsys creates tables lazily). Its columns are those of an nsys
+      // 2024.6.2 export (export schema 3.16.1); unverified against 2025.3.
+      R"sql(CREATE TABLE NVTX_EVENTS (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER,                               -- Event end timestamp (ns).
     eventType                   INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_TYPE(id)
@@ -273,7 +262,9 @@ constexpr std::array<std::string_view, 22> kNsysTables = {
     jsonText                    TEXT,                                  -- One of possible payload value union members.
     binaryData                  TEXT                                   -- Binary payload. See docs for format.
 );)sql",
-};
+  };
+  return tables;
+}
 
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
@@ -482,7 +473,9 @@ constexpr std::array<std::string_view, 4> kEnumRows = {
 }  // namespace
 
 std::span<const std::string_view> nsys_tables() {
-  return kNsysTables;
+  static const std::vector<std::string_view> views(nsys_table_texts().begin(),
+                                                   nsys_table_texts().end());
+  return views;
 }
 std::span<const std::string_view> strata_tables() {
   return kStrataTables;

@@ -62,12 +62,14 @@ Error error(sqlite3* db, std::string_view what) {
 }
 
 Result<bool> table_exists(sqlite3* db, std::string_view table, std::string_view what) {
-  auto stmt = Statement::prepare(
-      db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE LIMIT 1",
-      what);
-  if (!stmt) return stmt.error();
-  stmt->bind(1, table);
-  int rc = stmt->step();
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      Statement::prepare(
+          db,
+          "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE LIMIT 1",
+          what));
+  stmt.bind(1, table);
+  int rc = stmt.step();
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   return error(db, fmt::format("{}: reading sqlite_master", what));

@@ -131,6 +131,15 @@ struct TraceReader::Impl {
     return std::move(*prepared);
   }
   bool has(const std::string& table) const { return table_names.count(table) != 0; }
+  // Runs `text` and hands each row to `row`; a failed read names the file.
+  template <class Row>
+  Status for_each_row(std::string_view text, Row&& row) const {
+    STRATA_ASSIGN_OR_RETURN(auto stmt, prepare(text));
+    int rc;
+    while ((rc = stmt.step()) == SQLITE_ROW) row(stmt);
+    if (rc != SQLITE_DONE) return read_error(db, name);
+    return Ok{};
+  }
 
   Status load_table_names();
   Status load_strata();
@@ -138,21 +147,17 @@ struct TraceReader::Impl {
 };
 
 Status TraceReader::Impl::load_table_names() {
-  auto stmt = prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
-  if (!stmt) return stmt.error();
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) table_names.insert(stmt->column_text(0));
-  if (rc != SQLITE_DONE) return read_error(db, name);
-  return Ok{};
+  return for_each_row("SELECT name FROM sqlite_master WHERE type = 'table'",
+                      [&](sql::Statement& row) { table_names.insert(row.column_text(0)); });
 }
 
 Result<std::optional<std::string>> TraceReader::Impl::export_value(std::string_view key) const {
   if (!has("META_DATA_EXPORT")) return std::optional<std::string>();
-  auto stmt = prepare("SELECT value FROM META_DATA_EXPORT WHERE name = ? LIMIT 1");
-  if (!stmt) return stmt.error();
-  stmt->bind(1, key);
-  int rc = stmt->step();
-  if (rc == SQLITE_ROW) return std::optional<std::string>(stmt->column_text(0));
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          prepare("SELECT value FROM META_DATA_EXPORT WHERE name = ? LIMIT 1"));
+  stmt.bind(1, key);
+  int rc = stmt.step();
+  if (rc == SQLITE_ROW) return std::optional<std::string>(stmt.column_text(0));
   if (rc != SQLITE_DONE) return read_error(db, name);
   return std::optional<std::string>();
 }
@@ -162,38 +167,38 @@ Status TraceReader::Impl::load_strata() {
   // META_DATA_EXPORT from creation on; strata_run wins.
   std::optional<int64_t> version;
   std::optional<RunInfo> info;
-  auto stmt = prepare(
-      "SELECT schema_version, verb, command, working_directory, start_ns, end_ns, exit_status, "
-      "signal, host, tool_version FROM strata_run LIMIT 1");
-  if (!stmt) return stmt.error();
-  int rc = stmt->step();
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      prepare(
+          "SELECT schema_version, verb, command, working_directory, start_ns, end_ns, exit_status, "
+          "signal, host, tool_version FROM strata_run LIMIT 1"));
+  int rc = stmt.step();
   if (rc == SQLITE_ROW) {
-    version = stmt->column_int(0);
+    version = stmt.column_int(0);
     RunInfo r;
-    r.verb = stmt->column_text(1);
-    auto argv = sql::argv_from_json(stmt->column_text(2));
+    r.verb = stmt.column_text(1);
+    auto argv = sql::argv_from_json(stmt.column_text(2));
     if (!argv) {
       return make_error(fmt::format("{}: strata_run.command is not a JSON array of strings", name));
     }
     r.command = std::move(*argv);
-    r.working_directory = stmt->column_text(3);
-    r.start_ns = stmt->column_int(4);
-    r.end_ns = stmt->column_int(5);
-    if (auto v = stmt->column_optional_int(6)) r.exit_status = static_cast<int>(*v);
-    if (auto v = stmt->column_optional_int(7)) r.signal = static_cast<int>(*v);
-    r.host = stmt->column_text(8);
-    r.tool_version = stmt->column_text(9);
+    r.working_directory = stmt.column_text(3);
+    r.start_ns = stmt.column_int(4);
+    r.end_ns = stmt.column_int(5);
+    if (auto v = stmt.column_optional_int(6)) r.exit_status = static_cast<int>(*v);
+    if (auto v = stmt.column_optional_int(7)) r.signal = static_cast<int>(*v);
+    r.host = stmt.column_text(8);
+    r.tool_version = stmt.column_text(9);
     info = std::move(r);
   } else if (rc != SQLITE_DONE) {
     return read_error(db, name);
   } else {
-    auto text = export_value("STRATA_SCHEMA_VERSION");
-    if (!text) return text.error();
-    if (*text) {
-      auto parsed = parse_int(**text);
+    STRATA_ASSIGN_OR_RETURN(auto text, export_value("STRATA_SCHEMA_VERSION"));
+    if (text) {
+      auto parsed = parse_int(*text);
       if (!parsed) {
         return make_error(
-            fmt::format("{}: strata schema version '{}' is not a number", name, printable(**text)));
+            fmt::format("{}: strata schema version '{}' is not a number", name, printable(*text)));
       }
       version = *parsed;
     }
@@ -217,7 +222,7 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->name = printable(path);
-  if (auto st = check_header(path, impl->name); !st) return st.error();
+  STRATA_TRY(check_header(path, impl->name));
 
   int rc = sqlite3_open_v2(readonly_uri(path).c_str(), &impl->db,
                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -231,7 +236,7 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   sqlite3_db_config(impl->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
   sqlite3_exec(impl->db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
 
-  if (auto st = impl->load_table_names(); !st) return st.error();
+  STRATA_TRY(impl->load_table_names());
   bool strata = impl->has("strata_run");
   bool nsys = impl->has("META_DATA_EXPORT");
   for (const auto& table : impl->table_names) {
@@ -239,12 +244,11 @@ Result<TraceReader> TraceReader::open(const std::string& path) {
   }
   if (strata) {
     impl->kind = TraceKind::kStrata;
-    if (auto st = impl->load_strata(); !st) return st.error();
+    STRATA_TRY(impl->load_strata());
   } else if (nsys) {
     impl->kind = TraceKind::kNsysExport;
-    auto version = impl->export_value("EXPORT_SCHEMA_VERSION");
-    if (!version) return version.error();
-    impl->schema_version = *version ? printable(**version) : "unknown";
+    STRATA_ASSIGN_OR_RETURN(auto version, impl->export_value("EXPORT_SCHEMA_VERSION"));
+    impl->schema_version = version ? printable(*version) : "unknown";
   } else {
     return make_error(fmt::format("{}: not a strata trace or Nsight Systems export", impl->name));
   }
@@ -276,11 +280,11 @@ Result<std::vector<TableCount>> TraceReader::tables() const {
   std::vector<TableCount> out;
   for (const auto& table : impl_->table_names) {
     if (table.rfind("sqlite_", 0) == 0) continue;
-    auto stmt = impl_->prepare("SELECT count(*) FROM " + sql::quote_identifier(table));
-    if (!stmt) return stmt.error();
-    int rc = stmt->step();
+    STRATA_ASSIGN_OR_RETURN(auto stmt,
+                            impl_->prepare("SELECT count(*) FROM " + sql::quote_identifier(table)));
+    int rc = stmt.step();
     if (rc != SQLITE_ROW) return read_error(impl_->db, impl_->name);
-    out.push_back({table, stmt->column_int(0)});
+    out.push_back({table, stmt.column_int(0)});
   }
   return out;
 }
@@ -288,36 +292,38 @@ Result<std::vector<TableCount>> TraceReader::tables() const {
 Result<std::vector<BenchRun>> TraceReader::bench_runs() const {
   std::vector<BenchRun> out;
   if (!impl_->has("strata_bench_runs")) return out;
-  auto runs = impl_->prepare(
-      "SELECT id, label, command, iteration, warmup, wall_ns, user_ns, sys_ns, max_rss_kb, "
-      "exit_status, signal FROM strata_bench_runs ORDER BY id");
-  if (!runs) return runs.error();
+  STRATA_ASSIGN_OR_RETURN(
+      auto runs,
+      impl_->prepare(
+          "SELECT id, label, command, iteration, warmup, wall_ns, user_ns, sys_ns, max_rss_kb, "
+          "exit_status, signal FROM strata_bench_runs ORDER BY id"));
   std::optional<sql::Statement> metrics;
   if (impl_->has("strata_bench_metrics")) {
-    auto stmt = impl_->prepare(
-        "SELECT name, value FROM strata_bench_metrics WHERE run_id = ? ORDER BY rowid");
-    if (!stmt) return stmt.error();
-    metrics = std::move(*stmt);
+    STRATA_ASSIGN_OR_RETURN(
+        auto stmt,
+        impl_->prepare(
+            "SELECT name, value FROM strata_bench_metrics WHERE run_id = ? ORDER BY rowid"));
+    metrics = std::move(stmt);
   }
   int rc;
-  while ((rc = runs->step()) == SQLITE_ROW) {
+  while ((rc = runs.step()) == SQLITE_ROW) {
     BenchRun run;
-    int64_t id = runs->column_int(0);
-    run.label = runs->column_text(1);
-    auto argv = sql::argv_from_json(runs->column_text(2));
+    int64_t id = runs.column_int(0);
+    run.label = runs.column_text(1);
+    auto argv = sql::argv_from_json(runs.column_text(2));
     if (!argv) {
       return make_error(fmt::format("{}: strata_bench_runs row {}: command is not a JSON array",
                                     impl_->name, id));
     }
     run.command = std::move(*argv);
-    run.iteration = static_cast<int>(runs->column_int(3));
-    run.warmup = runs->column_int(4) != 0;
-    run.wall_ns = runs->column_int(5);
-    run.user_ns = runs->column_int(6);
-    run.sys_ns = runs->column_int(7);
-    run.max_rss_kb = runs->column_int(8);
-    if (auto v = runs->column_optional_int(9)) run.exit_status = static_cast<int>(*v);
-    if (auto v = runs->column_optional_int(10)) run.signal = static_cast<int>(*v);
+    run.iteration = static_cast<int>(runs.column_int(3));
+    run.warmup = runs.column_int(4) != 0;
+    run.wall_ns = runs.column_int(5);
+    run.user_ns = runs.column_int(6);
+    run.sys_ns = runs.column_int(7);
+    run.max_rss_kb = runs.column_int(8);
+    if (auto v = runs.column_optional_int(9)) run.exit_status = static_cast<int>(*v);
+    if (auto v = runs.column_optional_int(10)) run.signal = static_cast<int>(*v);
     if (metrics) {
       metrics->bind(1, id);
       int mrc;
@@ -347,10 +353,7 @@ Result<std::vector<KernelRow>> TraceReader::kernels() const {
                    "LEFT JOIN strata_kernel_graphs AS g ON g.correlation_id = k.correlationId "
                    "AND g.global_pid IS k.globalPid ORDER BY k.rowid"
                  : "NULL FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ORDER BY k.rowid";
-  auto stmt = impl_->prepare(text);
-  if (!stmt) return stmt.error();
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
+  STRATA_TRY(impl_->for_each_row(text, [&](sql::Statement& stmt) {
     KernelRow k;
     int64_t* fields[] = {&k.start,
                          &k.end,
@@ -376,38 +379,29 @@ Result<std::vector<KernelRow>> TraceReader::kernels() const {
                          &k.local_memory_total,
                          &k.grid_id};
     int index = 0;
-    for (int64_t* field : fields) *field = stmt->column_int(index++);
-    k.graph_node_id = stmt->column_optional_int(index++);
-    k.graph_id = stmt->column_optional_int(index);
+    for (int64_t* field : fields) *field = stmt.column_int(index++);
+    k.graph_node_id = stmt.column_optional_int(index++);
+    k.graph_id = stmt.column_optional_int(index);
     out.push_back(k);
-  }
-  if (rc != SQLITE_DONE) return read_error(impl_->db, impl_->name);
+  }));
   return out;
 }
 
 Result<std::vector<std::pair<std::string, int64_t>>> TraceReader::counters() const {
   std::vector<std::pair<std::string, int64_t>> out;
   if (!impl_->has("strata_counters")) return out;
-  auto stmt = impl_->prepare("SELECT name, value FROM strata_counters ORDER BY name");
-  if (!stmt) return stmt.error();
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
-    out.emplace_back(stmt->column_text(0), stmt->column_int(1));
-  }
-  if (rc != SQLITE_DONE) return read_error(impl_->db, impl_->name);
+  STRATA_TRY(impl_->for_each_row(
+      "SELECT name, value FROM strata_counters ORDER BY name",
+      [&](sql::Statement& row) { out.emplace_back(row.column_text(0), row.column_int(1)); }));
   return out;
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> TraceReader::export_metadata() const {
   std::vector<std::pair<std::string, std::string>> out;
   if (!impl_->has("META_DATA_EXPORT")) return out;
-  auto stmt = impl_->prepare("SELECT name, value FROM META_DATA_EXPORT ORDER BY rowid");
-  if (!stmt) return stmt.error();
-  int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
-    out.emplace_back(stmt->column_text(0), stmt->column_text(1));
-  }
-  if (rc != SQLITE_DONE) return read_error(impl_->db, impl_->name);
+  STRATA_TRY(impl_->for_each_row(
+      "SELECT name, value FROM META_DATA_EXPORT ORDER BY rowid",
+      [&](sql::Statement& row) { out.emplace_back(row.column_text(0), row.column_text(1)); }));
   return out;
 }
 

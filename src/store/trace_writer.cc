@@ -114,13 +114,12 @@ Status TraceWriter::Impl::shrink_if_small() {
   constexpr int64_t kSmallPages = 128;  // 8 MiB
   int64_t pages = 0;
   {
-    auto stmt = prepare("PRAGMA page_count");
-    if (!stmt) return stmt.error();
-    if (stmt->step() != SQLITE_ROW) return sql::error(db, printable(temp_path));
-    pages = stmt->column_int(0);
+    STRATA_ASSIGN_OR_RETURN(auto stmt, prepare("PRAGMA page_count"));
+    if (stmt.step() != SQLITE_ROW) return sql::error(db, printable(temp_path));
+    pages = stmt.column_int(0);
   }
   if (pages > kSmallPages) return Ok{};
-  if (auto st = exec("PRAGMA page_size = 4096"); !st) return st;
+  STRATA_TRY(exec("PRAGMA page_size = 4096"));
   return exec("VACUUM");
 }
 
@@ -133,21 +132,21 @@ Status TraceWriter::Impl::init_schema() {
   for (std::string_view pragma : {"PRAGMA page_size = 65536", "PRAGMA journal_mode = OFF",
                                   "PRAGMA synchronous = OFF", "PRAGMA locking_mode = EXCLUSIVE",
                                   "PRAGMA temp_store = MEMORY", "PRAGMA cache_size = -2048"}) {
-    if (auto st = exec(pragma); !st) return st;
+    STRATA_TRY(exec(pragma));
   }
-  if (auto st = exec(fmt::format("PRAGMA application_id = {}", kApplicationId)); !st) return st;
-  if (auto st = exec("BEGIN"); !st) return st;
+  STRATA_TRY(exec(fmt::format("PRAGMA application_id = {}", kApplicationId)));
+  STRATA_TRY(exec("BEGIN"));
   for (auto ddl : schema::nsys_tables()) {
-    if (auto st = exec(ddl); !st) return st;
+    STRATA_TRY(exec(ddl));
   }
   for (auto ddl : schema::strata_tables()) {
-    if (auto st = exec(ddl); !st) return st;
+    STRATA_TRY(exec(ddl));
   }
   for (auto rows : schema::enum_rows()) {
-    if (auto st = exec(rows); !st) return st;
+    STRATA_TRY(exec(rows));
   }
-  auto meta = prepare("INSERT INTO META_DATA_EXPORT (name, value) VALUES (?, ?)");
-  if (!meta) return meta.error();
+  STRATA_ASSIGN_OR_RETURN(auto meta,
+                          prepare("INSERT INTO META_DATA_EXPORT (name, value) VALUES (?, ?)"));
   const std::pair<std::string_view, std::string> rows[] = {
       {"EXPORT_PRODUCT_NAME", "strata"},
       {"EXPORT_PRODUCT_VERSION", build::kVersion},
@@ -155,13 +154,12 @@ Status TraceWriter::Impl::init_schema() {
       {"STRATA_SCHEMA_VERSION", std::to_string(kSchemaVersion)},
   };
   for (const auto& [name, value] : rows) {
-    meta->bind(1, name);
-    meta->bind(2, value);
-    if (auto st = step_done(*meta); !st) return st;
+    meta.bind(1, name);
+    meta.bind(2, value);
+    STRATA_TRY(step_done(meta));
   }
-  auto strings = prepare("INSERT INTO StringIds (id, value) VALUES (?, ?)");
-  if (!strings) return strings.error();
-  insert_string = std::move(*strings);
+  STRATA_ASSIGN_OR_RETURN(auto strings, prepare("INSERT INTO StringIds (id, value) VALUES (?, ?)"));
+  insert_string = std::move(strings);
   return Ok{};
 }
 
@@ -197,7 +195,7 @@ Result<TraceWriter> TraceWriter::create(const std::string& path, bool overwrite)
     return impl->db ? sql::error(impl->db, printable(templ))
                     : sql::error_code(rc, printable(templ));
   }
-  if (auto st = impl->init_schema(); !st) return st.error();
+  STRATA_TRY(impl->init_schema());
   return TraceWriter(std::move(impl));
 }
 
@@ -215,64 +213,65 @@ sqlite3* TraceWriter::handle() const {
 }
 
 Status TraceWriter::write_run(const RunInfo& run) {
-  if (auto st = impl_->check_open(); !st) return st;
-  auto stmt = impl_->prepare(
+  STRATA_TRY(impl_->check_open());
+  constexpr const char* kInsertRun =
       "INSERT OR REPLACE INTO strata_run (id, schema_version, verb, command, working_directory, "
       "start_ns, end_ns, exit_status, signal, host, tool_version) "
-      "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  if (!stmt) return stmt.error();
-  stmt->bind(1, int64_t{run.schema_version});
-  stmt->bind(2, run.verb);
-  stmt->bind(3, sql::argv_to_json(run.command));
-  stmt->bind(4, run.working_directory);
-  stmt->bind(5, run.start_ns);
-  stmt->bind(6, run.end_ns);
-  stmt->bind(7, run.exit_status ? std::optional<int64_t>(*run.exit_status) : std::nullopt);
-  stmt->bind(8, run.signal ? std::optional<int64_t>(*run.signal) : std::nullopt);
-  stmt->bind(9, run.host);
-  stmt->bind(10, run.tool_version);
-  return impl_->step_done(*stmt);
+      "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  STRATA_ASSIGN_OR_RETURN(auto stmt, impl_->prepare(kInsertRun));
+  stmt.bind(1, int64_t{run.schema_version});
+  stmt.bind(2, run.verb);
+  stmt.bind(3, sql::argv_to_json(run.command));
+  stmt.bind(4, run.working_directory);
+  stmt.bind(5, run.start_ns);
+  stmt.bind(6, run.end_ns);
+  stmt.bind(7, run.exit_status ? std::optional<int64_t>(*run.exit_status) : std::nullopt);
+  stmt.bind(8, run.signal ? std::optional<int64_t>(*run.signal) : std::nullopt);
+  stmt.bind(9, run.host);
+  stmt.bind(10, run.tool_version);
+  return impl_->step_done(stmt);
 }
 
 Status TraceWriter::write_bench_runs(std::span<const BenchRun> runs) {
-  if (auto st = impl_->check_open(); !st) return st;
-  auto insert_run = impl_->prepare(
-      "INSERT INTO strata_bench_runs (label, command, iteration, warmup, wall_ns, user_ns, "
-      "sys_ns, max_rss_kb, exit_status, signal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  if (!insert_run) return insert_run.error();
-  auto insert_metric =
-      impl_->prepare("INSERT INTO strata_bench_metrics (run_id, name, value) VALUES (?, ?, ?)");
-  if (!insert_metric) return insert_metric.error();
+  STRATA_TRY(impl_->check_open());
+  STRATA_ASSIGN_OR_RETURN(
+      auto insert_run,
+      impl_->prepare(
+          "INSERT INTO strata_bench_runs (label, command, iteration, warmup, wall_ns, user_ns, "
+          "sys_ns, max_rss_kb, exit_status, signal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  STRATA_ASSIGN_OR_RETURN(
+      auto insert_metric,
+      impl_->prepare("INSERT INTO strata_bench_metrics (run_id, name, value) VALUES (?, ?, ?)"));
   for (const BenchRun& run : runs) {
-    insert_run->bind(1, run.label);
-    insert_run->bind(2, sql::argv_to_json(run.command));
-    insert_run->bind(3, int64_t{run.iteration});
-    insert_run->bind(4, int64_t{run.warmup ? 1 : 0});
-    insert_run->bind(5, run.wall_ns);
-    insert_run->bind(6, run.user_ns);
-    insert_run->bind(7, run.sys_ns);
-    insert_run->bind(8, run.max_rss_kb);
-    insert_run->bind(9, run.exit_status ? std::optional<int64_t>(*run.exit_status) : std::nullopt);
-    insert_run->bind(10, run.signal ? std::optional<int64_t>(*run.signal) : std::nullopt);
-    if (auto st = impl_->step_done(*insert_run); !st) return st;
+    insert_run.bind(1, run.label);
+    insert_run.bind(2, sql::argv_to_json(run.command));
+    insert_run.bind(3, int64_t{run.iteration});
+    insert_run.bind(4, int64_t{run.warmup ? 1 : 0});
+    insert_run.bind(5, run.wall_ns);
+    insert_run.bind(6, run.user_ns);
+    insert_run.bind(7, run.sys_ns);
+    insert_run.bind(8, run.max_rss_kb);
+    insert_run.bind(9, run.exit_status ? std::optional<int64_t>(*run.exit_status) : std::nullopt);
+    insert_run.bind(10, run.signal ? std::optional<int64_t>(*run.signal) : std::nullopt);
+    STRATA_TRY(impl_->step_done(insert_run));
     int64_t run_id = sqlite3_last_insert_rowid(impl_->db);
     for (const auto& [name, value] : run.metrics) {
-      insert_metric->bind(1, run_id);
-      insert_metric->bind(2, name);
-      insert_metric->bind(3, value);
-      if (auto st = impl_->step_done(*insert_metric); !st) return st;
+      insert_metric.bind(1, run_id);
+      insert_metric.bind(2, name);
+      insert_metric.bind(3, value);
+      STRATA_TRY(impl_->step_done(insert_metric));
     }
   }
   return Ok{};
 }
 
 Result<int64_t> TraceWriter::intern(const std::string& text) {
-  if (auto st = impl_->check_open(); !st) return st.error();
+  STRATA_TRY(impl_->check_open());
   if (auto it = impl_->string_ids.find(text); it != impl_->string_ids.end()) return it->second;
   int64_t id = impl_->next_string_id;
   impl_->insert_string.bind(1, id);
   impl_->insert_string.bind(2, text);
-  if (auto st = impl_->step_done(impl_->insert_string); !st) return st.error();
+  STRATA_TRY(impl_->step_done(impl_->insert_string));
   impl_->next_string_id = id + 1;
   impl_->string_ids.emplace(text, id);
   return id;
@@ -372,15 +371,13 @@ class KernelBinder {
 }  // namespace
 
 Status TraceWriter::write_kernels(std::span<const KernelRow> rows) {
-  if (auto st = impl_->check_open(); !st) return st;
+  STRATA_TRY(impl_->check_open());
   Impl& impl = *impl_;
   if (impl.insert_kernel.get() == nullptr) {
-    auto single = impl.prepare(kernel_insert_sql(1));
-    if (!single) return single.error();
-    auto batch = impl.prepare(kernel_insert_sql(kKernelBatch));
-    if (!batch) return batch.error();
-    impl.insert_kernel = std::move(*single);
-    impl.insert_kernel_batch = std::move(*batch);
+    STRATA_ASSIGN_OR_RETURN(auto single, impl.prepare(kernel_insert_sql(1)));
+    STRATA_ASSIGN_OR_RETURN(auto batch, impl.prepare(kernel_insert_sql(kKernelBatch)));
+    impl.insert_kernel = std::move(single);
+    impl.insert_kernel_batch = std::move(batch);
   }
   size_t i = 0;
   KernelBinder batch_binder(kKernelBatch), single_binder(1);
@@ -401,29 +398,29 @@ Status TraceWriter::write_kernels(std::span<const KernelRow> rows) {
   for (const KernelRow& row : rows) {
     if (!row.graph_id) continue;
     if (impl.insert_kernel_graph.get() == nullptr) {
-      auto graph = impl.prepare(
-          "INSERT INTO strata_kernel_graphs (global_pid, correlation_id, graph_id) "
-          "VALUES (?, ?, ?)");
-      if (!graph) return graph.error();
-      impl.insert_kernel_graph = std::move(*graph);
+      STRATA_ASSIGN_OR_RETURN(
+          auto graph,
+          impl.prepare("INSERT INTO strata_kernel_graphs (global_pid, correlation_id, graph_id) "
+                       "VALUES (?, ?, ?)"));
+      impl.insert_kernel_graph = std::move(graph);
     }
     sql::Statement& graph = impl.insert_kernel_graph;
     graph.bind(1, row.global_pid);
     graph.bind(2, row.correlation_id);
     graph.bind(3, *row.graph_id);
-    if (auto st = impl.step_done(graph); !st) return st;
+    STRATA_TRY(impl.step_done(graph));
   }
   return Ok{};
 }
 
 Status TraceWriter::add_counter(const std::string& name, int64_t delta) {
-  if (auto st = impl_->check_open(); !st) return st;
+  STRATA_TRY(impl_->check_open());
   if (impl_->add_counter.get() == nullptr) {
-    auto stmt = impl_->prepare(
-        "INSERT INTO strata_counters (name, value) VALUES (?, ?) "
-        "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value");
-    if (!stmt) return stmt.error();
-    impl_->add_counter = std::move(*stmt);
+    STRATA_ASSIGN_OR_RETURN(
+        auto stmt,
+        impl_->prepare("INSERT INTO strata_counters (name, value) VALUES (?, ?) "
+                       "ON CONFLICT (name) DO UPDATE SET value = value + excluded.value"));
+    impl_->add_counter = std::move(stmt);
   }
   impl_->add_counter.bind(1, name);
   impl_->add_counter.bind(2, delta);
@@ -431,10 +428,10 @@ Status TraceWriter::add_counter(const std::string& name, int64_t delta) {
 }
 
 Status TraceWriter::commit() {
-  if (auto st = impl_->check_open(); !st) return st;
+  STRATA_TRY(impl_->check_open());
   Impl& impl = *impl_;
-  if (auto st = impl.exec("COMMIT"); !st) return st;
-  if (auto st = impl.shrink_if_small(); !st) return st;
+  STRATA_TRY(impl.exec("COMMIT"));
+  STRATA_TRY(impl.shrink_if_small());
   impl.insert_string = {};
   impl.insert_kernel = {};
   impl.insert_kernel_batch = {};

@@ -14,12 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
 
 #include "symbolize/elf_file.h"
+#include "symbolize/proc_maps.h"
 #include "symbolize/trampoline.h"
 
 namespace strata::symbolize {
@@ -767,27 +769,8 @@ Result<AddressSpace> read_proc_maps(int pid) {
   std::string path = "/proc/" + name + "/maps";
   std::ifstream in(path);
   if (!in) return make_error("cannot read " + path);
-  AddressSpace space;
-  space.pid = pid == 0 ? static_cast<int>(getpid()) : pid;
-  std::string line;
-  while (std::getline(in, line)) {
-    unsigned long long start = 0, end = 0, offset = 0, inode = 0;
-    char perms[8] = {};
-    char dev[16] = {};
-    int consumed = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu %n", &start, &end, perms, &offset,
-                    dev, &inode, &consumed) < 6) {
-      continue;
-    }
-    Mapping m;
-    m.start = start;
-    m.end = end;
-    m.pgoff = offset;
-    m.executable = perms[2] == 'x';
-    if (consumed > 0 && static_cast<size_t>(consumed) <= line.size())
-      m.path = line.substr(consumed);
-    space.mappings.push_back(std::move(m));
-  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, text);
   Result<PerfMap> perf_map = PerfMap::read_file("/tmp/perf-" + std::to_string(space.pid) + ".map");
   if (perf_map.ok()) space.perf_map = std::move(perf_map.value());
   return space;

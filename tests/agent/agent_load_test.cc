@@ -12,23 +12,13 @@
 #include "cuda_device.h"
 #include "cupti_walk.h"
 #include "run_command.h"
+#include "util/temp_dir.h"
 
 namespace {
 
 using examples_test::run_command;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "strata-agent-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using strata::test_util::TempDir;
 
 // Sets an environment variable for the duration of a test.
 class ScopedEnv {
@@ -91,7 +81,7 @@ TEST(AgentLoad, WhenCuInitFailsSaysNoCudaDevice) {
   // (CUDA_ERROR_STUB_LIBRARY), like a driver without a device.
   if (!std::filesystem::exists(CUDA_STUB_DRIVER)) GTEST_SKIP() << "no " << CUDA_STUB_DRIVER;
   TempDir run, libs;
-  std::filesystem::create_symlink(CUDA_STUB_DRIVER, libs.path() + "/libcuda.so.1");
+  std::filesystem::create_symlink(CUDA_STUB_DRIVER, libs.file("libcuda.so.1"));
   ScopedEnv env("STRATA_RUN_DIR", run.path());
   ScopedEnv path("LD_LIBRARY_PATH", libs.path());
   auto result = run_command({AGENT_HOST, AGENT_LIB, "init"});

@@ -7,16 +7,15 @@
 #include <map>
 #include <string>
 
+#include "fake_env.h"
+
 namespace {
 
 using strata::agent::Config;
 using strata::agent::parse_config;
 
-std::map<std::string, std::string> g_env;
-const char* fake_env(const char* name) {
-  auto it = g_env.find(name);
-  return it == g_env.end() ? nullptr : it->second.c_str();
-}
+using strata::agent::test_env::fake_env;
+using strata::agent::test_env::g_env;
 
 TEST(AgentConfig, DefaultsWithoutRunDir) {
   g_env = {};

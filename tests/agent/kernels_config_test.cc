@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/config.h"
+#include "fake_env.h"
 
 namespace {
 
@@ -13,11 +14,8 @@ using strata::agent::AgentMode;
 using strata::agent::Config;
 using strata::agent::parse_config;
 
-std::map<std::string, std::string> g_env;
-const char* fake_env(const char* name) {
-  auto it = g_env.find(name);
-  return it == g_env.end() ? nullptr : it->second.c_str();
-}
+using strata::agent::test_env::fake_env;
+using strata::agent::test_env::g_env;
 
 TEST(AgentKernelsConfig, DefaultsAreTraceModeAndEverything) {
   g_env = {{"STRATA_RUN_DIR", "/r"}};

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "agent/kernels/instruction_sweep_ptx.h"
+#include "util/temp_dir.h"
 
 namespace {
 
@@ -70,10 +71,9 @@ TEST(KernelsInstructionSweep, ItsStoreHappensForNoThreadOfAnyGridUpToAThousandSm
 TEST(KernelsInstructionSweep, PtxasKeepsEveryInstruction) {
   const std::string ptxas = STRATA_PTXAS;
   if (access(ptxas.c_str(), X_OK) != 0) GTEST_SKIP() << "no ptxas at " << ptxas;
-  char dir[] = "/tmp/strata_isweep_XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string ptx_path = std::string(dir) + "/sweep.ptx";
-  const std::string cubin_path = std::string(dir) + "/sweep.cubin";
+  strata::test_util::TempDir dir("strata_isweep");
+  const std::string ptx_path = dir.file("sweep.ptx");
+  const std::string cubin_path = dir.file("sweep.cubin");
   {
     std::ofstream out(ptx_path);
     out << instruction_sweep_ptx();
@@ -86,9 +86,6 @@ TEST(KernelsInstructionSweep, PtxasKeepsEveryInstruction) {
   ASSERT_EQ(stat(cubin_path.c_str(), &cubin), 0);
   // 16 bytes per instruction: at least the multiply-adds' 256 KB.
   EXPECT_GE(static_cast<size_t>(cubin.st_size), 16 * kInstructionSweepInstructions);
-  std::remove(ptx_path.c_str());
-  std::remove(cubin_path.c_str());
-  rmdir(dir);
 }
 
 }  // namespace

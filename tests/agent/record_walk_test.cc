@@ -16,23 +16,13 @@
 
 #include "cupti_walk.h"
 #include "format/spool_writer.h"
+#include "util/temp_dir.h"
 
 namespace {
 
 using strata::format::cupti_record_size;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "strata-agent-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using strata::test_util::TempDir;
 
 TEST(RecordWalk, SizesMatchLibcuptisOwnParser) {
   const uint32_t kinds[] = {
@@ -79,7 +69,7 @@ void add(std::vector<uint8_t>& out, const T& record) {
 
 TEST(RecordWalk, RewritesStringPointersAndTheSpoolReadsBack) {
   TempDir dir;
-  std::string path = dir.path() + "/spool-1.bin";
+  std::string path = dir.file("spool-1.bin");
   auto opened = strata::format::SpoolWriter::open(path);
   ASSERT_TRUE(opened) << opened.error().message;
   strata::format::SpoolWriter spool = std::move(*opened);

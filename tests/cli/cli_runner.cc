@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 namespace strata::testing {
@@ -15,18 +14,6 @@ std::vector<std::string> CliResult::err_lines() const {
   std::istringstream in(err);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-ScratchDir::ScratchDir() {
-  std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() /
-          ("strata-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-  std::filesystem::create_directories(path_);
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
 }
 
 std::string read_file(const std::filesystem::path& path) {

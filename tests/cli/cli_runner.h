@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "util/temp_dir.h"
+
 namespace strata::testing {
 
 struct CliResult {
@@ -15,16 +17,8 @@ struct CliResult {
   std::vector<std::string> err_lines() const;
 };
 
-// A fresh directory under the system temp dir, removed on destruction.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+// The directory a test runs strata in: tests/util's TempDir.
+using ScratchDir = test_util::TempDir;
 
 // Runs `strata ARGS` through /bin/sh in `cwd`; `args` is shell text.
 CliResult run_strata(const std::string& args, const std::filesystem::path& cwd);

@@ -9,21 +9,11 @@
 
 #include "format/spool_reader.h"
 #include "format/spool_writer.h"
+#include "util/temp_dir.h"
 
 namespace strata::format::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its files on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using strata::test_util::TempDir;
 
 std::vector<std::byte> read_file(const std::string& path);
 void write_file(const std::string& path, const std::vector<std::byte>& bytes);

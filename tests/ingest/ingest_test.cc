@@ -2,7 +2,7 @@
 // (tests/data/README.md) must give the same kernel, API and NVTX counts as the
 // nsys export of the same program; damaged spools ingest with counters, never
 // a crash; names of any length and bytes are stored intact.
-#include "store/ingest/ingest.h"
+#include "import/cupti_ingest.h"
 
 #include <cupti_activity.h>
 #include <gtest/gtest.h>
@@ -19,35 +19,22 @@
 #include <vector>
 
 #include "format/spool_writer.h"
-#include "store/ingest/cupti_records.h"
+#include "import/cupti_records.h"
 #include "store/kernel_names.h"
 #include "store/trace_db.h"
+#include "util/temp_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using strata::ingest::IngestStats;
+using strata::import::IngestStats;
 
 const std::string kData = STRATA_TEST_DATA;
 const std::string kSlowSpool = kData + "/spool-gpu_matmul-slow_loop_sync/spool-1688.bin";
 const std::string kBatchedSpool = kData + "/spool-gpu_matmul-batched/spool-1703.bin";
 const std::string kNsysExport = kData + "/nsys-gpu_matmul-slow/gpu_matmul_slow.sqlite";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "strata-ingest-XXXXXX").string();
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using strata::test_util::TempDir;
 
 std::vector<char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -66,7 +53,7 @@ IngestStats ingest_to(const std::vector<std::string>& spools, const std::string&
   strata::store::RunInfo run;
   run.verb = "trace";
   EXPECT_TRUE(writer->write_run(run));
-  auto stats = strata::ingest::ingest_spools(spools, *writer);
+  auto stats = strata::import::ingest_spools(spools, *writer);
   EXPECT_TRUE(stats) << stats.error().message;
   auto committed = writer->commit();
   EXPECT_TRUE(committed) << committed.error().message;
@@ -310,7 +297,7 @@ TEST(IngestDamage, RandomMutationsNeverCrash) {
     write_bytes(spool, bytes);
     auto writer = strata::store::TraceWriter::create(trace, true);
     ASSERT_TRUE(writer);
-    auto stats = strata::ingest::ingest_spools({spool}, *writer);
+    auto stats = strata::import::ingest_spools({spool}, *writer);
     ASSERT_TRUE(stats) << "mutation " << m << ": " << stats.error().message;
     // CRCs keep damage from becoming data: never more than the original.
     EXPECT_LE(stats->kernels, 129u) << "mutation " << m;

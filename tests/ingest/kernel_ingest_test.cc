@@ -13,7 +13,7 @@
 #include "../report/anchor_kernel.h"
 #include "../store/test_util.h"
 #include "format/spool_writer.h"
-#include "store/ingest/ingest.h"
+#include "import/cupti_ingest.h"
 #include "store/kernel_metric_rows.h"
 #include "store/trace_db.h"
 
@@ -38,17 +38,17 @@ std::string write_spool(const TempDir& dir) {
   return path;
 }
 
-strata::ingest::IngestStats ingest(const std::vector<std::string>& spools,
+strata::import::IngestStats ingest(const std::vector<std::string>& spools,
                                    const std::string& trace) {
   auto writer = strata::store::TraceWriter::create(trace, true);
   EXPECT_TRUE(writer) << writer.error().message;
   strata::store::RunInfo run;
   run.verb = "kernels";
   EXPECT_TRUE(writer->write_run(run));
-  auto stats = strata::ingest::ingest_spools(spools, *writer);
+  auto stats = strata::import::ingest_spools(spools, *writer);
   EXPECT_TRUE(stats) << stats.error().message;
   EXPECT_TRUE(writer->commit());
-  return stats ? *stats : strata::ingest::IngestStats{};
+  return stats ? *stats : strata::import::IngestStats{};
 }
 
 TEST(KernelIngest, LaunchesAndSeenComeBack) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cuda_device.h"
+#include "util/temp_dir.h"
 
 namespace {
 
@@ -40,16 +41,8 @@ int64_t query_int(const std::string& file, const std::string& sql) {
 
 class TraceGpu : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string templ = (fs::temp_directory_path() / "strata-trace-gpu-XXXXXX").string();
-    dir_ = mkdtemp(templ.data());
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string trace(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
+  std::string trace(const std::string& name) const { return dir_.file(name); }
+  strata::test_util::TempDir dir_{"strata-trace-gpu"};
 };
 
 constexpr const char* kGemmKernels =

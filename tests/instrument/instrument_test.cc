@@ -19,9 +19,13 @@
 #include "analysis/cpu_pstats.h"
 #include "cli/cpu_instrument.h"
 #include "common/process.h"
+#include "util/temp_dir.h"
 
 namespace strata::cli {
 namespace {
+
+using import::InstrumentedProfile;
+using import::read_instrument_spools;
 
 namespace fs = std::filesystem;
 
@@ -51,23 +55,14 @@ InstrumentedRun run_probe(const std::vector<std::string>& args) {
   return run.ok() ? std::move(*run) : InstrumentedRun{};
 }
 
-// A private directory removed at the end of the test.
-struct TempDir {
-  TempDir() {
-    std::string pattern = fs::temp_directory_path().string() + "/instrument-test-XXXXXX";
-    path = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::vector<std::string> spools() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().string());
-    return out;
-  }
-  std::string path;
-};
+using strata::test_util::TempDir;
+
+// The files in `dir`: the spools a run left.
+std::vector<std::string> spools_in(const TempDir& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir.path())) out.push_back(e.path().string());
+  return out;
+}
 
 // Runs argv with STRATA_INSTRUMENT_DIR=dir (or unset when dir is null) and
 // the given working directory; returns the exit status.
@@ -245,15 +240,15 @@ TEST(Instrument, MissingCommandIsAnError) {
 
 TEST(Instrument, InactiveWithoutTheEnvironmentVariable) {
   TempDir dir;
-  EXPECT_EQ(run_with_env({PROBE_BIN, "many", "1000"}, nullptr, dir.path), 0);
-  EXPECT_EQ(run_with_env({PROBE_BIN, "many", "1000"}, "", dir.path), 0);
-  EXPECT_TRUE(dir.spools().empty());
+  EXPECT_EQ(run_with_env({PROBE_BIN, "many", "1000"}, nullptr, dir.path()), 0);
+  EXPECT_EQ(run_with_env({PROBE_BIN, "many", "1000"}, "", dir.path()), 0);
+  EXPECT_TRUE(spools_in(dir).empty());
 }
 
 TEST(Instrument, SpoolIsPrivate) {
   TempDir dir;
-  ASSERT_EQ(run_with_env({PROBE_BIN, "calls"}, dir.path.c_str(), dir.path), 0);
-  auto spools = dir.spools();
+  ASSERT_EQ(run_with_env({PROBE_BIN, "calls"}, dir.path().c_str(), dir.path()), 0);
+  auto spools = spools_in(dir);
   ASSERT_EQ(spools.size(), 1u);
   struct stat st = {};
   ASSERT_EQ(stat(spools[0].c_str(), &st), 0);
@@ -273,8 +268,8 @@ void write_bytes(const std::string& path, const std::vector<char>& bytes) {
 
 TEST(Instrument, DamagedSpoolIsCountedNotFatal) {
   TempDir dir;
-  ASSERT_EQ(run_with_env({PROBE_BIN, "many", "100000"}, dir.path.c_str(), dir.path), 0);
-  auto spools = dir.spools();
+  ASSERT_EQ(run_with_env({PROBE_BIN, "many", "100000"}, dir.path().c_str(), dir.path()), 0);
+  auto spools = spools_in(dir);
   ASSERT_EQ(spools.size(), 1u);
   InstrumentedProfile clean = read_instrument_spools(spools);
   ASSERT_EQ(clean.counters.damaged_chunks, 0u);
@@ -306,8 +301,8 @@ TEST(Instrument, DamagedSpoolIsCountedNotFatal) {
 
 TEST(Instrument, RandomMutationsNeverCrashTheReader) {
   TempDir dir;
-  ASSERT_EQ(run_with_env({PROBE_BIN, "calls"}, dir.path.c_str(), dir.path), 0);
-  auto spools = dir.spools();
+  ASSERT_EQ(run_with_env({PROBE_BIN, "calls"}, dir.path().c_str(), dir.path()), 0);
+  auto spools = spools_in(dir);
   ASSERT_EQ(spools.size(), 1u);
   const std::vector<char> original = read_bytes(spools[0]);
   std::mt19937 rng(12345);

@@ -20,12 +20,15 @@
 #include <set>
 #include <thread>
 
+#include "import/inprocess_sampling.h"
 #include "sampler/inprocess/inprocess_sampler.h"
 #include "sampler/sampler.h"
 #include "symbolize/symbolizer.h"
 
 namespace strata::sampler {
 namespace {
+
+using import::sample_command_in_process;
 
 constexpr const char* kTarget = STRATA_SIGPROF_TARGET;
 constexpr const char* kStaticTarget = STRATA_SIGPROF_STATIC_TARGET;

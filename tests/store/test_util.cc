@@ -9,18 +9,6 @@
 
 namespace strata::store::testing {
 
-TempDir::TempDir() {
-  std::string templ =
-      (std::filesystem::temp_directory_path() / "strata-store-test-XXXXXX").string();
-  if (mkdtemp(templ.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-  path_ = templ;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 RunInfo sample_run() {
   RunInfo run;
   run.verb = "bench";

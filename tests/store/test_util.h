@@ -7,22 +7,11 @@
 #include <vector>
 
 #include "store/trace_db.h"
+#include "util/temp_dir.h"
 
 namespace strata::store::testing {
 
-// A fresh directory under the system temp dir, removed on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using strata::test_util::TempDir;
 
 RunInfo sample_run();
 std::vector<BenchRun> sample_bench_runs();

@@ -8,11 +8,11 @@
 
 #include "symbolize/symbolizer.h"
 #include "test_util.h"
+#include "util/temp_dir.h"
 
 namespace strata::symbolize {
 namespace {
 
-using testing::make_temp_dir;
 using testing::mappings_for_file;
 using testing::run_command;
 using testing::symbol_value;
@@ -22,13 +22,8 @@ constexpr uint64_t kBase = 0x555555554000;
 class FileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = make_temp_dir();
-    ASSERT_FALSE(dir_.empty());
     prog_c_ = symbol_value(STRATA_TESTPROG, "prog_c");
     ASSERT_NE(prog_c_, 0u);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) run_command("rm -rf '" + dir_ + "'");
   }
   AddressSpace space_for(const std::string& path) {
     AddressSpace space;
@@ -42,7 +37,8 @@ class FileTest : public ::testing::Test {
     return path;
   }
 
-  std::string dir_;
+  test_util::TempDir tmp_{"strata-sym"};
+  std::string dir_ = tmp_.path().string();
   uint64_t prog_c_ = 0;
 };
 

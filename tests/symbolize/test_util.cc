@@ -85,15 +85,6 @@ uint64_t symbol_value(const std::string& path, const std::string& name) {
   return value;
 }
 
-std::string make_temp_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/strata-sym-XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  char* dir = mkdtemp(buf.data());
-  return dir != nullptr ? dir : "";
-}
-
 bool run_command(const std::string& command) {
   return std::system(command.c_str()) == 0;
 }

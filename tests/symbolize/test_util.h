@@ -21,9 +21,6 @@ std::vector<Mapping> mappings_for_file(const std::string& path, uint64_t base);
 // The st_value of a symbol in the file's .symtab; 0 when absent.
 uint64_t symbol_value(const std::string& path, const std::string& name);
 
-// A fresh empty directory under TMPDIR (or /tmp).
-std::string make_temp_dir();
-
 // Runs a shell command; true when it exits 0.
 bool run_command(const std::string& command);
 

@@ -14,6 +14,8 @@
 
 #include "agent/log.h"
 #include "agent/signal_chain.h"
+#include "common/clock.h"
+#include "format/own_process.h"
 
 namespace strata::agent {
 
@@ -79,17 +81,11 @@ const char* result_string(CUptiResult result) {
   return text;
 }
 
-int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 // CUPTI's default timestamps are CLOCK_REALTIME on Linux; the spool's clock
 // (and the CPU sampler's) is CLOCK_MONOTONIC. Registered before any kind is
 // enabled (CUDA 13.0 docs: changing it mid-session mixes clocks).
 uint64_t CUPTIAPI monotonic_timestamp() {
-  return static_cast<uint64_t>(now_ns());
+  return static_cast<uint64_t>(monotonic_ns());
 }
 
 void sleep_ns(int64_t ns) {
@@ -183,7 +179,7 @@ bool Tracer::start(const Config& config) {
     }
     spool_ = std::move(*opened);
   }
-  write_process_info(spool_);
+  format::append_own_process_info(spool_, kMaxCmdline);
 
   wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) return fail("cannot create the drain thread's eventfd");
@@ -302,10 +298,10 @@ bool Tracer::enter_append() {
 }
 
 void Tracer::drain_loop() {
-  int64_t next_flush = now_ns() + int64_t{config_.flush_ms} * 1'000'000;
+  int64_t next_flush = monotonic_ns() + int64_t{config_.flush_ms} * 1'000'000;
   namer_.scan(spool_);
   while (!stop_.load(std::memory_order_acquire) && halt_.load(std::memory_order_acquire) == 0) {
-    int64_t now = now_ns();
+    int64_t now = monotonic_ns();
     int64_t wait_ms = (next_flush - now) / 1'000'000;
     if (wait_ms > kPollMs) wait_ms = kPollMs;
     if (wait_ms < 0) wait_ms = 0;
@@ -318,7 +314,7 @@ void Tracer::drain_loop() {
     if (stop_.load(std::memory_order_acquire)) break;
     uint32_t requested = flush_requested_.load(std::memory_order_acquire);
     bool forced = requested != flush_done_.load(std::memory_order_acquire);
-    if (forced || now_ns() >= next_flush) {
+    if (forced || monotonic_ns() >= next_flush) {
       // Flag 0 returns every buffer whose records are complete, full or not
       // (CUDA 13.0 docs); it is meant to be called periodically from a thread
       // like this one. Never from a CUPTI callback.
@@ -330,7 +326,7 @@ void Tracer::drain_loop() {
         namer_.scan(spool_);
         leave_append();
       }
-      next_flush = now_ns() + int64_t{config_.flush_ms} * 1'000'000;
+      next_flush = monotonic_ns() + int64_t{config_.flush_ms} * 1'000'000;
       if (forced) flush_done_.store(requested, std::memory_order_release);
     } else {
       drain_completed(false);

@@ -4,7 +4,7 @@
 // them. Without STRATA_INSTRUMENT_DIR in the environment each call costs one
 // load and one predictable branch. With it, each call appends one 8-byte word
 // {address, exit bit, clock delta} to a per-thread buffer (layout in
-// instrument_format.h), and full buffers go to the process's spool
+// format/instrument_payloads.h), and full buffers go to the process's spool
 // (docs/spool-format.md) as instrument-events chunks. Words rather than
 // 16-byte {stamp, address} pairs halve the bytes written, which was half the
 // per-call cost (docs/instrument.md, Overhead).
@@ -45,8 +45,10 @@
 #include <x86intrin.h>
 #endif
 
-#include "agent/instrument/instrument_format.h"
+#include "common/clock.h"
 #include "format/byte_order.h"
+#include "format/instrument_payloads.h"
+#include "format/own_process.h"
 #include "format/payloads.h"
 #include "format/spool_writer.h"
 
@@ -94,7 +96,7 @@ std::atomic<int> g_flushers{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<ThreadBuffer*> g_threads[kMaxThreads];
 
-InstrumentClock g_clock = InstrumentClock::kMonotonic;
+format::InstrumentClock g_clock = format::InstrumentClock::kMonotonic;
 bool g_use_tsc = false;
 int64_t g_ref_ns = 0;
 uint64_t g_ref_ticks = 0;
@@ -118,12 +120,6 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer =
 // dropped instead of recursing.
 __attribute__((tls_model("initial-exec"))) thread_local bool t_in_slow = false;
 
-STRATA_NO_INSTRUMENT inline int64_t monotonic_now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 STRATA_NO_INSTRUMENT inline uint64_t ticks() {
 #if defined(__x86_64__)
   return __rdtsc();
@@ -133,16 +129,16 @@ STRATA_NO_INSTRUMENT inline uint64_t ticks() {
 }
 
 STRATA_NO_INSTRUMENT inline uint64_t stamp() {
-  return g_use_tsc ? ticks() : static_cast<uint64_t>(monotonic_now());
+  return g_use_tsc ? ticks() : static_cast<uint64_t>(monotonic_ns());
 }
 
 // A (CLOCK_MONOTONIC, TSC) pair: the tick count is read between two clock
 // reads and paired with their midpoint, so the pair's error is half a
 // clock_gettime call.
 STRATA_NO_INSTRUMENT void clock_pair(int64_t* ns, uint64_t* tick) {
-  int64_t a = monotonic_now();
+  int64_t a = monotonic_ns();
   *tick = ticks();
-  int64_t b = monotonic_now();
+  int64_t b = monotonic_ns();
   *ns = a + (b - a) / 2;
 }
 
@@ -181,20 +177,23 @@ STRATA_NO_INSTRUMENT void leave_flusher() {
 // Writes words[0, n) of `b` as one instrument-events chunk.
 STRATA_NO_INSTRUMENT void write_events(const ThreadBuffer* b, uint32_t n) {
   if (n == 0) return;
-  unsigned char prefix[kEventsPrefix] = {};
+  unsigned char prefix[format::kInstrumentEventsPrefix] = {};
   int64_t now_ns = 0;
   uint64_t now_ticks = 0;
   if (g_use_tsc) clock_pair(&now_ns, &now_ticks);
-  format::store_le32(prefix + events_offset::kTid, b->tid);
-  format::store_le32(prefix + events_offset::kClock, static_cast<uint32_t>(g_clock));
-  format::store_le64(prefix + events_offset::kRefNs,
+  format::store_le32(prefix + format::instrument_events_offset::kTid, b->tid);
+  format::store_le32(prefix + format::instrument_events_offset::kClock,
+                     static_cast<uint32_t>(g_clock));
+  format::store_le64(prefix + format::instrument_events_offset::kRefNs,
                      static_cast<uint64_t>(g_use_tsc ? g_ref_ns : 0));
-  format::store_le64(prefix + events_offset::kRefTicks, g_use_tsc ? g_ref_ticks : 0);
-  format::store_le64(prefix + events_offset::kNowNs, static_cast<uint64_t>(now_ns));
-  format::store_le64(prefix + events_offset::kNowTicks, now_ticks);
+  format::store_le64(prefix + format::instrument_events_offset::kRefTicks,
+                     g_use_tsc ? g_ref_ticks : 0);
+  format::store_le64(prefix + format::instrument_events_offset::kNowNs,
+                     static_cast<uint64_t>(now_ns));
+  format::store_le64(prefix + format::instrument_events_offset::kNowTicks, now_ticks);
   iovec parts[2] = {{prefix, sizeof prefix},
-                    {const_cast<uint64_t*>(b->words), size_t{n} * kWordSize}};
-  if (!g_writer->append_iov(kInstrumentEventsKind, parts, 2)) {
+                    {const_cast<uint64_t*>(b->words), size_t{n} * format::kInstrumentWordSize}};
+  if (!g_writer->append_iov(format::ChunkKind::kInstrumentEvents, parts, 2)) {
     g_dropped.fetch_add(n, std::memory_order_relaxed);
   }
 }
@@ -213,38 +212,6 @@ STRATA_NO_INSTRUMENT void write_own_name(ThreadBuffer* b) {
   if (prctl(PR_GET_NAME, name) == 0) write_name(b, name, std::strlen(name));
 }
 
-// Reads a whole /proc file into an mmap'd buffer (async-signal-safe: no malloc).
-// Returns the length; *out is munmap'd by the caller with *capacity.
-STRATA_NO_INSTRUMENT size_t read_proc_file(const char* path, char** out, size_t* capacity) {
-  *out = nullptr;
-  *capacity = 0;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  size_t cap = 64 * 1024, len = 0;
-  void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    ::close(fd);
-    return 0;
-  }
-  char* buf = static_cast<char*>(mem);
-  for (;;) {
-    if (len == cap) {
-      void* grown = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-      if (grown == MAP_FAILED) break;
-      buf = static_cast<char*>(grown);
-      cap *= 2;
-    }
-    ssize_t got = ::read(fd, buf + len, cap - len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    len += static_cast<size_t>(got);
-  }
-  ::close(fd);
-  *out = buf;
-  *capacity = cap;
-  return len;
-}
-
 STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   char path[64] = "/proc/self/task/";
   char digits[16];
@@ -254,38 +221,18 @@ STRATA_NO_INSTRUMENT void write_other_name(ThreadBuffer* b) {
   size_t at = std::strlen(path);
   while (nd > 0) path[at++] = digits[--nd];
   std::memcpy(path + at, "/comm", 6);
-  char* text = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file(path, &text, &cap);
-  if (text == nullptr) return;
-  while (len > 0 && text[len - 1] == '\n') --len;
-  if (len > 0) write_name(b, text, len);
-  munmap(text, cap);
+  format::ProcFile comm;
+  if (!format::read_proc_file(path, &comm)) return;
+  size_t len = comm.size;
+  while (len > 0 && comm.data[len - 1] == '\n') --len;
+  if (len > 0) write_name(b, comm.data, len);
+  format::release_proc_file(&comm);
 }
 
+// The maps as every producer writes them (format/own_process.h: syscalls
+// only, async-signal-safe).
 STRATA_NO_INSTRUMENT void write_memory_map() {
-  char* text = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file("/proc/self/maps", &text, &cap);
-  if (text == nullptr) return;
-  unsigned char prefix[kMemoryMapPrefix] = {};
-  format::store_le32(prefix, static_cast<uint32_t>(getpid()));
-  iovec parts[2] = {{prefix, sizeof prefix}, {text, len}};
-  g_writer->append_iov(kMemoryMapKind, parts, 2);
-  munmap(text, cap);
-}
-
-STRATA_NO_INSTRUMENT void write_process_info() {
-  char exe[4096];
-  ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe);
-  if (exe_len < 0) exe_len = 0;
-  char* cmdline = nullptr;
-  size_t cap = 0;
-  size_t len = read_proc_file("/proc/self/cmdline", &cmdline, &cap);
-  g_writer->append_process_info(static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getppid()),
-                                std::string_view(exe, static_cast<size_t>(exe_len)),
-                                std::string_view(cmdline ? cmdline : "", len));
-  if (cmdline != nullptr) munmap(cmdline, cap);
+  format::append_own_memory_map(*g_writer);
 }
 
 STRATA_NO_INSTRUMENT void write_drop_counters() {
@@ -353,9 +300,9 @@ STRATA_NO_INSTRUMENT void release_buffer(ThreadBuffer* b) {
 // Waits until no other thread is flushing; `self` is 1 when the caller is
 // itself counted in g_flushers.
 STRATA_NO_INSTRUMENT bool drain_flushers(int self, int64_t timeout_ns) {
-  int64_t deadline = monotonic_now() + timeout_ns;
+  int64_t deadline = monotonic_ns() + timeout_ns;
   while (g_flushers.load(std::memory_order_seq_cst) > self) {
-    if (monotonic_now() > deadline) return false;
+    if (monotonic_ns() > deadline) return false;
     sched_yield();
   }
   return true;
@@ -461,7 +408,7 @@ STRATA_NO_INSTRUMENT void on_fork_child() {
     g_state.store(kOff, std::memory_order_relaxed);
     return;
   }
-  write_process_info();
+  format::append_own_process_info(*g_writer);
   write_memory_map();
 }
 
@@ -471,16 +418,16 @@ STRATA_NO_INSTRUMENT bool init() {
   if (!g_state.compare_exchange_strong(expected, kInitializing, std::memory_order_acq_rel)) {
     return expected == kOn;
   }
-  const char* dir = std::getenv(kDirEnv);
+  const char* dir = std::getenv(format::kInstrumentDirEnv);
   size_t dir_len = dir ? std::strlen(dir) : 0;
   if (dir_len == 0 || dir_len >= sizeof g_dir) {
     g_state.store(kOff, std::memory_order_release);
     return false;
   }
   std::memcpy(g_dir, dir, dir_len + 1);
-  const char* clock = std::getenv(kClockEnv);
+  const char* clock = std::getenv(format::kInstrumentClockEnv);
   g_use_tsc = tsc_is_invariant() && !(clock && std::strcmp(clock, "monotonic") == 0);
-  g_clock = g_use_tsc ? InstrumentClock::kTsc : InstrumentClock::kMonotonic;
+  g_clock = g_use_tsc ? format::InstrumentClock::kTsc : format::InstrumentClock::kMonotonic;
   if (g_use_tsc) clock_pair(&g_ref_ns, &g_ref_ticks);
   g_writer = new (g_writer_storage) format::SpoolWriter();
   g_owner_pid = getpid();
@@ -488,7 +435,7 @@ STRATA_NO_INSTRUMENT bool init() {
     g_state.store(kOff, std::memory_order_release);
     return false;
   }
-  write_process_info();
+  format::append_own_process_info(*g_writer);
   write_memory_map();
   pthread_atfork(nullptr, nullptr, on_fork_child);
   std::atexit(on_exit);
@@ -505,7 +452,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
   uint8_t state = g_state.load(std::memory_order_acquire);
   if (state != kOn && (state != kUninit || !init())) return;
   auto address = reinterpret_cast<uint64_t>(fn);
-  if ((address & ~kAddressMask) != 0 || address == 0) {
+  if ((address & ~format::kInstrumentAddressMask) != 0 || address == 0) {
     // Above the 47-bit user range (5-level paging with high mmap hints):
     // not representable in a word.
     g_dropped.fetch_add(1, std::memory_order_relaxed);
@@ -534,7 +481,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
   uint64_t t = stamp();
   uint64_t delta = t - b->last;
   uint32_t n = b->count.load(std::memory_order_relaxed);
-  if (b->last == 0 || delta > kMaxDelta) {
+  if (b->last == 0 || delta > format::kInstrumentMaxDelta) {
     // A clock record: the marker word, then the absolute stamp.
     b->count.store(n + 3, std::memory_order_relaxed);
     b->words[n] = 0;
@@ -542,7 +489,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
     b->words[n + 2] = address | exit_bit;
   } else {
     b->count.store(n + 1, std::memory_order_relaxed);
-    b->words[n] = address | exit_bit | (delta << kDeltaShift);
+    b->words[n] = address | exit_bit | (delta << format::kInstrumentDeltaShift);
   }
   b->last = t;
 }
@@ -560,14 +507,15 @@ STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t s
     uint64_t t = stamp();
     uint64_t delta = t - b->last;
     auto address = reinterpret_cast<uint64_t>(fn);
-    if (__builtin_expect(n < kCapacity && ((delta & ~kMaxDelta) | (address & ~kAddressMask)) == 0,
+    if (__builtin_expect(n < kCapacity && ((delta & ~format::kInstrumentMaxDelta) |
+                                           (address & ~format::kInstrumentAddressMask)) == 0,
                          1)) {
       b->count.store(n + 1, std::memory_order_relaxed);
       b->last = t;
       // No fence: the owner is the only writer, and the exit handler that
       // reads another thread's buffer can at worst see the one slot being
       // filled still stale (docs/instrument.md, Limits).
-      b->words[n] = address | exit_bit | (delta << kDeltaShift);
+      b->words[n] = address | exit_bit | (delta << format::kInstrumentDeltaShift);
       return;
     }
   }
@@ -598,7 +546,7 @@ __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_f
   using namespace strata::instrument;
   uint8_t state = g_state.load(std::memory_order_relaxed);
   if (__builtin_expect(state == kOff, 1)) return;
-  record(state, fn, kExitBit);
+  record(state, fn, strata::format::kInstrumentExitBit);
 }
 
 }  // extern "C"

@@ -11,6 +11,8 @@
 
 #include "agent/log.h"
 #include "agent/proc_info.h"
+#include "common/clock.h"
+#include "format/own_process.h"
 
 namespace strata::agent::kernels {
 
@@ -25,12 +27,6 @@ struct ThreadState {
   bool holds_lock;
 };
 thread_local ThreadState t_state;
-
-int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
 
 bool is_privilege_error(CUptiResult rc) {
   return rc == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
@@ -117,7 +113,7 @@ bool KernelProfiler::start(const Config& config) {
     }
     spool_ = std::move(*opened);
   }
-  write_process_info(spool_);
+  format::append_own_process_info(spool_, kMaxCmdline);
 
   // strata's replay relaunches the kernel once with records on; CUPTI's
   // kernel replay needs them on before the launch (executed_config.h).
@@ -329,7 +325,7 @@ void KernelProfiler::on_launch_enter(CUpti_CallbackDomain domain, CUpti_Callback
   CUptiResult status = CUPTI_SUCCESS;
   const bool first = first_profiled_;
   first_profiled_ = false;
-  current_.header.start_ns = now_ns();
+  current_.header.start_ns = monotonic_ns();
   if (config_.simulated_failure == SimulatedFailure::kPrivileges && first) {
     // STRATA_AGENT_KERNELS_FAIL=privileges: what a non-admin user gets where
     // the driver restricts counters, without calling CUPTI.
@@ -369,7 +365,7 @@ void KernelProfiler::on_launch_exit(const CUpti_CallbackData* data) {
     log_line("kernels: %s: no driver launch under the runtime's to replay", current_name_);
   }
   const ExecutedLaunch executed = executed_.collect(debug());
-  current_.header.end_ns = now_ns();
+  current_.header.end_ns = monotonic_ns();
   // A launch the API refused (bad configuration): no counters, and the
   // status names the CUDA error (CUresult + 1'000'000 as the interface
   // defines; a runtime launch's cudaError_t is passed the same way). Such a

@@ -1,30 +1,17 @@
 #include "sampler/inprocess/inprocess_sampler.h"
 
-#include <dirent.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
-#include <set>
 
 #include "common/clock.h"
-#include "common/process.h"
 #include "common/signal_forwarder.h"
-#include "format/spool_reader.h"
-#include "sampler/inprocess/sigprof_decode.h"
-#include "sampler/inprocess/sigprof_format.h"
+#include "format/sampler_payloads.h"
+#include "sampler/inprocess/sigprof_env.h"
 
 namespace strata::sampler {
 namespace {
-
-namespace sp = sigprof;
 
 // Sets environment variables for the child and restores the previous values.
 class ScopedEnv {
@@ -52,56 +39,6 @@ class ScopedEnv {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-// A private directory for the spools, removed with what it holds.
-class TempDir {
- public:
-  static Result<TempDir> make() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/strata-sigprof-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (!mkdtemp(buf.data())) {  // mode 0700: spools hold stack bytes
-      return make_error(pattern + ": cannot create the spool directory: " + std::strerror(errno));
-    }
-    return TempDir(buf.data());
-  }
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  TempDir& operator=(TempDir&&) = delete;
-  ~TempDir() {
-    if (path_.empty()) return;
-    if (DIR* d = opendir(path_.c_str())) {
-      while (dirent* e = readdir(d)) {
-        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) {
-          unlink((path_ + "/" + e->d_name).c_str());
-        }
-      }
-      closedir(d);
-    }
-    rmdir(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  explicit TempDir(std::string path) : path_(std::move(path)) {}
-  std::string path_;
-};
-
-std::vector<std::string> spool_files(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name.rfind("sigprof-", 0) == 0 && name.size() > 4 &&
-          name.compare(name.size() - 4, 4, ".bin") == 0) {
-        out.push_back(dir + "/" + name);
-      }
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 bool exists(const std::string& path) {
   return !path.empty() && access(path.c_str(), R_OK) == 0;
 }
@@ -113,10 +50,6 @@ std::string self_exe_dir() {
   std::string exe(buf, static_cast<size_t>(n));
   size_t slash = exe.rfind('/');
   return slash == std::string::npos ? "" : exe.substr(0, slash);
-}
-
-std::string plural(uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 }  // namespace
@@ -139,119 +72,11 @@ std::string find_sigprof_library() {
   return "";
 }
 
-RawProfile read_sigprof_dir(const std::string& dir, const SamplerOptions& options) {
-  RawProfile profile;
-  profile.mode = StackMode::kDwarf;
-  profile.frequency_hz = options.frequency_hz ? options.frequency_hz : sp::kDefaultHz;
-  profile.period_ns = 1'000'000'000ull / profile.frequency_hz;
-  profile.stack_bytes = std::min(options.stack_bytes, sp::kMaxStackBytes) & ~7u;
-  profile.regs_mask = kDwarfRegsMask;
-  profile.regs_per_sample = sp::kRegsPerSample;
-  profile.layout.sample_regs_user = kDwarfRegsMask;
-
-  // Open all first so that images are merged oldest first: after an exec
-  // under the same pid, the new image's mappings come later and win.
-  std::vector<format::SpoolReader> readers;
-  for (const std::string& path : spool_files(dir)) {
-    auto reader = format::SpoolReader::open(path);
-    if (!reader) {
-      ++profile.counters.bad_records;
-      profile.notes.push_back(reader.error().message + "; skipped");
-      continue;
-    }
-    readers.push_back(std::move(reader).value());
-  }
-  std::stable_sort(readers.begin(), readers.end(), [](const auto& a, const auto& b) {
-    return a.header().start_clock_ns < b.header().start_clock_ns;
-  });
-
-  std::vector<sp::SpoolSummary> summaries;
-  for (auto& reader : readers) {
-    sp::SpoolSummary s = sp::add_sigprof_spool(reader, &profile);
-    const std::string& name = reader.name();
-    const format::SpoolStats& st = s.stats;
-    profile.counters.records += st.chunks_ok;
-    profile.counters.bad_records += st.crc_failures + s.bad_records;
-    profile.counters.bad_bytes += st.skipped_bytes + st.truncated_bytes;
-    profile.counters.unknown_records += st.unknown_kinds;
-    if (st.crc_failures + s.bad_records > 0) {
-      profile.notes.push_back(
-          name + ": " + plural(st.crc_failures + s.bad_records, "damaged chunk", "damaged chunks") +
-          " skipped");
-    }
-    if (st.truncated_bytes > 0) {
-      profile.notes.push_back(name + ": ends mid-chunk (the process died while writing); " +
-                              std::to_string(st.truncated_bytes) + " bytes dropped");
-    }
-    if (s.have_counters) {
-      const auto& t = s.counters.totals;
-      profile.counters.lost_samples += t[sp::kSamplesDropped];
-      if (t[sp::kSamplesDropped] > 0) {
-        profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kSamplesDropped], "sample", "samples") +
-                                " dropped (a timer signal found its thread's buffer busy)");
-      }
-      if (t[sp::kThreadsUnsampled] > 0) {
-        profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kThreadsUnsampled], "thread was", "threads were") +
-                                " not sampled (no timer could be started)");
-      }
-      if (t[sp::kHandlerReplaced] != 0) {
-        profile.notes.push_back("pid " + std::to_string(s.pid) +
-                                ": the program installed its own SIGPROF handler; samples stop "
-                                "where it did");
-      }
-      if (t[sp::kFlushFailures] > 0) {
-        profile.notes.push_back("pid " + std::to_string(s.pid) + ": " +
-                                plural(t[sp::kFlushFailures], "sample buffer", "sample buffers") +
-                                " could not be written (disk full?)");
-      }
-    }
-    summaries.push_back(std::move(s));
-  }
-
-  // Processes the target forked: FORK events so that a child starts from
-  // its parent's mappings, as perf's inherit gives.
-  std::set<uint32_t> pids;
-  for (const auto& s : summaries) pids.insert(s.pid);
-  std::set<uint32_t> forked;
-  for (const auto& s : summaries) {
-    if (!s.has_process_info || s.ppid == s.pid || !pids.count(s.ppid)) continue;
-    if (!forked.insert(s.pid).second) continue;
-    TaskEvent t;
-    t.fork = true;
-    t.time = static_cast<uint64_t>(s.start_ns);
-    t.pid = s.pid;
-    t.ppid = s.ppid;
-    t.tid = s.pid;
-    t.ptid = s.ppid;
-    profile.tasks.push_back(t);
-  }
-
-  std::stable_sort(profile.samples.begin(), profile.samples.end(),
-                   [](const Sample& a, const Sample& b) { return a.time < b.time; });
-
-  // CPU-time timers expire on the scheduler tick (CONFIG_HZ), so a rate
-  // above it yields fewer signals, each carrying its overruns in its period.
-  uint64_t periods = 0;
-  for (const Sample& s : profile.samples) periods += s.period / profile.period_ns;
-  if (profile.samples.size() >= 20 && periods >= 2 * profile.samples.size()) {
-    const double per_signal = static_cast<double>(periods) / profile.samples.size();
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "the kernel delivered thread CPU-time timers at about %.0f Hz (its tick), not "
-                  "%u Hz: each sample stands for %.1f periods",
-                  profile.frequency_hz / per_signal, profile.frequency_hz, per_signal);
-    profile.notes.push_back(text);
-  }
-  return profile;
-}
-
-Result<RawProfile> sample_command_in_process(const std::vector<std::string>& argv,
-                                             const SamplerOptions& options,
-                                             const std::string& preload_library_path,
-                                             SampleErrorKind* kind) {
-  auto fail = [&](SampleErrorKind k, std::string message) -> Result<RawProfile> {
+Result<SigprofRun> run_with_sigprof(const std::vector<std::string>& argv,
+                                    const SamplerOptions& options,
+                                    const std::string& preload_library_path,
+                                    SampleErrorKind* kind) {
+  auto fail = [&](SampleErrorKind k, std::string message) -> Result<SigprofRun> {
     if (kind) *kind = k;
     return make_error(std::move(message));
   };
@@ -262,9 +87,10 @@ Result<RawProfile> sample_command_in_process(const std::vector<std::string>& arg
         SampleErrorKind::kSystem,
         "sampling frequency " + std::to_string(options.frequency_hz) + " Hz: use 1 to 100000");
   }
-  if (options.stack_bytes > sp::kMaxStackBytes) {
+  if (options.stack_bytes > format::kSamplerMaxStackBytes) {
     return fail(SampleErrorKind::kSystem, "stack copy size " + std::to_string(options.stack_bytes) +
-                                              ": at most " + std::to_string(sp::kMaxStackBytes));
+                                              ": at most " +
+                                              std::to_string(format::kSamplerMaxStackBytes));
   }
   char real[4096];
   if (preload_library_path.empty() || !realpath(preload_library_path.c_str(), real) ||
@@ -279,52 +105,35 @@ Result<RawProfile> sample_command_in_process(const std::vector<std::string>& arg
     return fail(SampleErrorKind::kSystem,
                 library + ": a preload library path cannot hold spaces or colons");
   }
-  auto dir = TempDir::make();
-  if (!dir) return fail(SampleErrorKind::kSystem, dir.error().message);
+  // Mode 0700: spools hold stack bytes.
+  auto dir = PrivateDir::make("strata-sigprof");
+  if (!dir) {
+    return fail(SampleErrorKind::kSystem, temp_parent() +
+                                              "/strata-sigprof-XXXXXX: cannot create the spool "
+                                              "directory: " +
+                                              dir.error().message);
+  }
 
-  RawProfile profile;
-  std::optional<ProcessResult> result;
+  ScopedEnv env;
+  const char* preload = std::getenv("LD_PRELOAD");
+  env.set("LD_PRELOAD", preload && *preload ? library + ":" + preload : library);
+  env.set(sigprof::kEnvDir, dir->path());
+  env.set(sigprof::kEnvHz, std::to_string(options.frequency_hz));
+  env.set(sigprof::kEnvStackBytes, std::to_string(options.stack_bytes));
+
+  SignalForwarder forwarder(options.forward_signals);
   int child_pid = -1;
-  {
-    ScopedEnv env;
-    const char* preload = std::getenv("LD_PRELOAD");
-    env.set("LD_PRELOAD", preload && *preload ? library + ":" + preload : library);
-    env.set(sp::kEnvDir, dir->path());
-    env.set(sp::kEnvHz, std::to_string(options.frequency_hz));
-    env.set(sp::kEnvStackBytes, std::to_string(options.stack_bytes));
-
-    SignalForwarder forwarder(options.forward_signals);
-    ProcessOptions po;
-    po.on_child = [&](int pid) {
-      forwarder.set_child(pid > 0 ? pid : 0);
-      if (pid > 0) child_pid = pid;
-      if (options.on_child) options.on_child(pid);
-    };
-    const int64_t start = monotonic_ns();
-    auto ran = run_process(argv, po);
-    const int64_t end = monotonic_ns();
-    if (!ran) return fail(SampleErrorKind::kCannotStart, ran.error().message);
-    result = std::move(ran).value();
-    profile = read_sigprof_dir(dir->path(), options);
-    profile.start_ns = start;
-    profile.end_ns = end;
-  }
-  if (spool_files(dir->path()).empty()) {
-    return fail(SampleErrorKind::kSystem,
-                "'" + argv[0] +
-                    "' was not sampled: the in-process sampler needs a dynamically linked "
-                    "program (LD_PRELOAD); statically linked and setuid programs ignore it");
-  }
-  profile.child_pid = child_pid;
-  profile.exit_status = result->exit_status;
-  profile.signal = result->signal;
-  profile.user_ns = result->user_ns;
-  profile.sys_ns = result->sys_ns;
-  if (options.mode == StackMode::kFramePointer) {
-    profile.notes.push_back(
-        "the in-process sampler copies stacks for DWARF unwinding; --call-graph fp does not apply");
-  }
-  return profile;
+  ProcessOptions po;
+  po.on_child = [&](int pid) {
+    forwarder.set_child(pid > 0 ? pid : 0);
+    if (pid > 0) child_pid = pid;
+    if (options.on_child) options.on_child(pid);
+  };
+  const int64_t start = monotonic_ns();
+  auto ran = run_process(argv, po);
+  const int64_t end = monotonic_ns();
+  if (!ran) return fail(SampleErrorKind::kCannotStart, ran.error().message);
+  return SigprofRun{std::move(*dir), std::move(ran).value(), child_pid, start, end};
 }
 
 }  // namespace strata::sampler

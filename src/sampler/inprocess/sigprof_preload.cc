@@ -50,13 +50,17 @@
 #include <new>
 #include <string>
 
+#include "common/clock.h"
 #include "format/byte_order.h"
+#include "format/own_process.h"
+#include "format/sampler_payloads.h"
 #include "format/spool_writer.h"
-#include "sampler/inprocess/sigprof_format.h"
+#include "sampler/inprocess/sigprof_env.h"
 
 namespace {
 
 namespace sp = strata::sampler::sigprof;
+namespace wire = strata::format;
 using strata::format::ChunkKind;
 using strata::format::SpoolWriter;
 using strata::format::store_le32;
@@ -93,7 +97,7 @@ std::atomic<int> g_slots_high{0};  // slots below this index have been used
 
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_closing{false};
-std::atomic<uint64_t> g_counters[sp::kNumCounters];
+std::atomic<uint64_t> g_counters[wire::kNumSamplerCounters];
 std::atomic<int> g_last_adds{-1};
 
 uint32_t g_hz = sp::kDefaultHz;
@@ -111,18 +115,12 @@ SpoolWriter* g_writer = nullptr;
 
 __thread ThreadSlot* t_slot __attribute__((tls_model("initial-exec"))) = nullptr;
 
-void count(sp::Counter c, uint64_t n = 1) {
+void count(wire::SamplerCounter c, uint64_t n = 1) {
   g_counters[c].fetch_add(n, std::memory_order_relaxed);
 }
 
 pid_t current_tid() {
   return static_cast<pid_t>(syscall(SYS_gettid));
-}
-
-int64_t monotonic_now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
 void say(const char* message) {
@@ -146,12 +144,10 @@ void unlock_slot(ThreadSlot* slot) {
 void flush_slot(ThreadSlot* slot) {
   if (slot->count == 0 || slot->buffer == nullptr) return;
   uint8_t* p = slot->buffer;
-  store_le32(p, sp::kSigprofTag);
-  store_le32(p + 4, static_cast<uint32_t>(sp::RecordKind::kSamples));
-  store_le32(p + 8, static_cast<uint32_t>(slot->tid));
-  store_le32(p + 12, slot->count);
-  if (!g_writer->append(ChunkKind::kCuptiBuffer, p, sp::kSamplesPrefix + slot->fill)) {
-    count(sp::kFlushFailures);
+  store_le32(p, static_cast<uint32_t>(slot->tid));
+  store_le32(p + 4, slot->count);
+  if (!g_writer->append(ChunkKind::kSamplerSamples, p, wire::kSamplerSamplesPrefix + slot->fill)) {
+    count(wire::kFlushFailures);
   }
   slot->fill = 0;
   slot->count = 0;
@@ -172,7 +168,7 @@ size_t copy_stack(const ThreadSlot* slot, uint64_t sp_value, uint8_t* out) {
   iovec remote{reinterpret_cast<void*>(sp_value), g_stack_bytes};
   ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
   if (n <= 0) {
-    count(sp::kStackCopyFailures);
+    count(wire::kStackCopyFailures);
     return 0;
   }
   return static_cast<size_t>(n);
@@ -180,34 +176,34 @@ size_t copy_stack(const ThreadSlot* slot, uint64_t sp_value, uint8_t* out) {
 
 // Caller holds busy and slot->buffer is set.
 void record_sample(ThreadSlot* slot, const siginfo_t* info, const ucontext_t* uc) {
-  const size_t max_sample = sp::kSampleHeader + g_stack_bytes;
-  if (slot->capacity - sp::kSamplesPrefix - slot->fill < max_sample) flush_slot(slot);
+  const size_t max_sample = wire::kSamplerSampleHeader + g_stack_bytes;
+  if (slot->capacity - wire::kSamplerSamplesPrefix - slot->fill < max_sample) flush_slot(slot);
   const greg_t* g = uc->uc_mcontext.gregs;
   // Ascending perf register numbers: BX(1) BP(6) SP(7) IP(8) R12-R15(20-23).
-  const uint64_t regs[sp::kRegsPerSample] = {
+  const uint64_t regs[wire::kSamplerRegsPerSample] = {
       static_cast<uint64_t>(g[REG_RBX]), static_cast<uint64_t>(g[REG_RBP]),
       static_cast<uint64_t>(g[REG_RSP]), static_cast<uint64_t>(g[REG_RIP]),
       static_cast<uint64_t>(g[REG_R12]), static_cast<uint64_t>(g[REG_R13]),
       static_cast<uint64_t>(g[REG_R14]), static_cast<uint64_t>(g[REG_R15])};
-  uint8_t* out = slot->buffer + sp::kSamplesPrefix + slot->fill;
-  const size_t stack_size = copy_stack(slot, regs[2], out + sp::kSampleHeader);
-  const int64_t now = monotonic_now();
+  uint8_t* out = slot->buffer + wire::kSamplerSamplesPrefix + slot->fill;
+  const size_t stack_size = copy_stack(slot, regs[2], out + wire::kSamplerSampleHeader);
+  const int64_t now = strata::monotonic_ns();
   const uint32_t overruns = info->si_overrun > 0 ? static_cast<uint32_t>(info->si_overrun) : 0;
-  store_le64(out + sp::sample_offset::kTime, static_cast<uint64_t>(now));
-  store_le32(out + sp::sample_offset::kOverruns, overruns);
-  store_le32(out + sp::sample_offset::kStackSize, static_cast<uint32_t>(stack_size));
-  for (int i = 0; i < sp::kRegsPerSample; ++i) {
-    store_le64(out + sp::sample_offset::kRegs + 8 * i, regs[i]);
+  store_le64(out + wire::sampler_sample_offset::kTime, static_cast<uint64_t>(now));
+  store_le32(out + wire::sampler_sample_offset::kOverruns, overruns);
+  store_le32(out + wire::sampler_sample_offset::kStackSize, static_cast<uint32_t>(stack_size));
+  for (int i = 0; i < wire::kSamplerRegsPerSample; ++i) {
+    store_le64(out + wire::sampler_sample_offset::kRegs + 8 * i, regs[i]);
   }
-  size_t size = sp::kSampleHeader + stack_size;
+  size_t size = wire::kSamplerSampleHeader + stack_size;
   size_t padded = (size + 7) & ~size_t{7};
   memset(out + size, 0, padded - size);
   if (slot->count == 0) slot->first_time = now;
   slot->fill += padded;
   slot->count++;
-  count(sp::kSamplesTaken);
-  if (overruns) count(sp::kTimerOverruns, overruns);
-  if (slot->capacity - sp::kSamplesPrefix - slot->fill < max_sample ||
+  count(wire::kSamplesTaken);
+  if (overruns) count(wire::kTimerOverruns, overruns);
+  if (slot->capacity - wire::kSamplerSamplesPrefix - slot->fill < max_sample ||
       now - slot->first_time >= kFlushIntervalNs) {
     flush_slot(slot);
   }
@@ -216,7 +212,7 @@ void record_sample(ThreadSlot* slot, const siginfo_t* info, const ucontext_t* uc
 // A SIGPROF that is not one of our timers' (kill -PROF, setitimer in the
 // program): hand it to the handler that was installed before ours, if any.
 void forward_foreign(int sig, siginfo_t* info, void* context) {
-  count(sp::kForeignSignals);
+  count(wire::kForeignSignals);
   if (g_previous.sa_flags & SA_SIGINFO) {
     if (g_previous.sa_sigaction) g_previous.sa_sigaction(sig, info, context);
   } else if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN) {
@@ -231,61 +227,21 @@ void on_sigprof(int sig, siginfo_t* info, void* context) {
       info->si_value.sival_ptr != slot) {
     forward_foreign(sig, info, context);
   } else if (slot->busy.exchange(1, std::memory_order_acquire) != 0) {
-    count(sp::kSamplesDropped);
+    count(wire::kSamplesDropped);
   } else {
     if (slot->buffer != nullptr) {
       record_sample(slot, info, static_cast<const ucontext_t*>(context));
     } else {
-      count(sp::kSamplesDropped);
+      count(wire::kSamplesDropped);
     }
     unlock_slot(slot);
   }
   errno = saved_errno;
 }
 
-// A whole file into an mmap'd buffer (no malloc: also used after fork).
-// Returns the length, or -1; *out is to be munmap'd with *capacity.
-ssize_t read_whole_file(const char* path, char** out, size_t* capacity) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  size_t cap = 64 << 10;
-  void* mem = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) {
-    close(fd);
-    return -1;
-  }
-  char* buf = static_cast<char*>(mem);
-  size_t len = 0;
-  for (;;) {
-    if (len == cap) {
-      void* grown = mremap(buf, cap, cap * 2, MREMAP_MAYMOVE);
-      if (grown == MAP_FAILED) break;
-      buf = static_cast<char*>(grown);
-      cap *= 2;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    len += static_cast<size_t>(n);
-  }
-  close(fd);
-  *out = buf;
-  *capacity = cap;
-  return static_cast<ssize_t>(len);
-}
-
+// /proc/self/maps (format/own_process.h: no malloc, also used after fork).
 void write_maps() {
-  char* text = nullptr;
-  size_t cap = 0;
-  ssize_t len = read_whole_file("/proc/self/maps", &text, &cap);
-  if (len < 0) return;
-  unsigned char prefix[sp::kMapsPrefix];
-  store_le32(prefix, sp::kSigprofTag);
-  store_le32(prefix + 4, static_cast<uint32_t>(sp::RecordKind::kMaps));
-  store_le64(prefix + 8, static_cast<uint64_t>(monotonic_now()));
-  iovec parts[2] = {{prefix, sizeof prefix}, {text, static_cast<size_t>(len)}};
-  g_writer->append_iov(ChunkKind::kCuptiBuffer, parts, 2);
-  munmap(text, cap);
+  wire::append_own_memory_map(*g_writer);
 }
 
 int count_adds(dl_phdr_info* info, size_t, void* data) {
@@ -304,28 +260,14 @@ void snapshot_maps_if_changed() {
 }
 
 void write_counters() {
-  unsigned char record[sp::kCountersPrefix + 8 * sp::kNumCounters];
-  store_le32(record, sp::kSigprofTag);
-  store_le32(record + 4, static_cast<uint32_t>(sp::RecordKind::kCounters));
-  store_le32(record + 8, g_hz);
-  store_le32(record + 12, g_stack_bytes);
-  for (int i = 0; i < sp::kNumCounters; ++i) {
-    store_le64(record + sp::kCountersPrefix + 8 * i, g_counters[i].load(std::memory_order_relaxed));
+  unsigned char record[wire::kSamplerCountersPrefix + 8 * wire::kNumSamplerCounters];
+  store_le32(record, g_hz);
+  store_le32(record + 4, g_stack_bytes);
+  for (int i = 0; i < wire::kNumSamplerCounters; ++i) {
+    store_le64(record + wire::kSamplerCountersPrefix + 8 * i,
+               g_counters[i].load(std::memory_order_relaxed));
   }
-  g_writer->append(ChunkKind::kCuptiBuffer, record, sizeof record);
-}
-
-void write_process_info() {
-  char exe[4096];
-  ssize_t exe_len = readlink("/proc/self/exe", exe, sizeof exe);
-  if (exe_len < 0) exe_len = 0;
-  char* cmdline = nullptr;
-  size_t cap = 0;
-  ssize_t cmd_len = read_whole_file("/proc/self/cmdline", &cmdline, &cap);
-  g_writer->append_process_info(static_cast<uint32_t>(getpid()), static_cast<uint32_t>(getppid()),
-                                std::string_view(exe, static_cast<size_t>(exe_len)),
-                                cmd_len > 0 ? std::string_view(cmdline, cmd_len) : "");
-  if (cmdline) munmap(cmdline, cap);
+  g_writer->append(ChunkKind::kSamplerCounters, record, sizeof record);
 }
 
 // The name of a thread: prctl for ourselves, /proc for another thread.
@@ -412,7 +354,7 @@ void attach_thread() {
   if (slot == nullptr || !lock_slot(slot)) {
     if (mem != MAP_FAILED) munmap(mem, g_buffer_bytes);
     if (slot) slot->claimed.store(0, std::memory_order_release);
-    count(sp::kThreadsUnsampled);
+    count(wire::kThreadsUnsampled);
     return;
   }
   if (g_closing.load(std::memory_order_acquire)) {
@@ -434,9 +376,9 @@ void attach_thread() {
   unlock_slot(slot);
   pthread_setspecific(g_key, slot);
   if (arm_timer(slot, tid)) {
-    count(sp::kThreadsSampled);
+    count(wire::kThreadsSampled);
   } else {
-    count(sp::kThreadsUnsampled);
+    count(wire::kThreadsUnsampled);
   }
   write_thread_name(tid);
 }
@@ -490,7 +432,7 @@ bool open_spool() {
 }
 
 void start_process_spool() {
-  write_process_info();
+  wire::append_own_process_info(*g_writer);
   write_maps();
   g_last_adds.store(-1);
 }
@@ -521,7 +463,7 @@ void on_fork_child() {
     self->fill = 0;
     self->count = 0;
     self->tid = current_tid();
-    if (arm_timer(self, self->tid)) count(sp::kThreadsSampled);
+    if (arm_timer(self, self->tid)) count(wire::kThreadsSampled);
   }
 }
 
@@ -538,11 +480,12 @@ __attribute__((constructor)) void sigprof_init() {
   const char* dir = getenv(sp::kEnvDir);
   if (!dir || !*dir) return;
   g_hz = env_u32(sp::kEnvHz, sp::kDefaultHz, 1, 100000);
-  g_stack_bytes = env_u32(sp::kEnvStackBytes, sp::kDefaultStackBytes, 0, sp::kMaxStackBytes) & ~7u;
+  g_stack_bytes =
+      env_u32(sp::kEnvStackBytes, sp::kDefaultStackBytes, 0, wire::kSamplerMaxStackBytes) & ~7u;
   g_period_ns = 1'000'000'000 / g_hz;
-  const size_t max_sample = sp::kSampleHeader + g_stack_bytes;
+  const size_t max_sample = wire::kSamplerSampleHeader + g_stack_bytes;
   g_buffer_bytes = kMinBufferBytes;
-  while (g_buffer_bytes < sp::kSamplesPrefix + 4 * max_sample) g_buffer_bytes *= 2;
+  while (g_buffer_bytes < wire::kSamplerSamplesPrefix + 4 * max_sample) g_buffer_bytes *= 2;
   g_dir = new std::string(dir);
   g_writer = new (g_writer_storage) SpoolWriter();
   if (!open_spool()) return;
@@ -573,7 +516,7 @@ __attribute__((destructor)) void sigprof_fini() {
   struct sigaction current {};
   if (sigaction(SIGPROF, nullptr, &current) == 0 &&
       !((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_sigprof)) {
-    g_counters[sp::kHandlerReplaced].store(1, std::memory_order_relaxed);
+    g_counters[wire::kHandlerReplaced].store(1, std::memory_order_relaxed);
   }
   const int high = g_slots_high.load(std::memory_order_acquire);
   for (int i = 0; i < high; ++i) {

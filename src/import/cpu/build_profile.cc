@@ -1,0 +1,199 @@
+#include "import/cpu/build_profile.h"
+
+#include <unistd.h>
+
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "import/cpu/address_spaces.h"
+#include "import/cpu/python_frames.h"
+#include "symbolize/symbolizer.h"
+
+namespace strata::import {
+namespace {
+
+using AddressSpaces = std::map<uint32_t, symbolize::AddressSpace>;
+using PcKey = std::tuple<uint32_t, uint64_t, bool>;  // pid, pc, is a return address
+
+// Every sample's pcs (leaf first; empty for a process without mappings) and
+// the symbolizer's frames of each distinct (pid, pc).
+struct UnwoundSamples {
+  std::vector<std::vector<uint64_t>> pcs;  // parallel to RawProfile::samples
+  std::map<PcKey, std::vector<symbolize::Frame>> symbols;
+};
+
+void read_python_perf_maps(AddressSpaces& spaces, const BuildOptions& options,
+                           CaptureCounters& counters) {
+  for (auto& [pid, space] : spaces) {
+    std::string path = options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
+    if (access(path.c_str(), R_OK) != 0) continue;
+    auto map = symbolize::PerfMap::read_file(path);
+    if (map.ok()) {
+      space.perf_map = std::move(map).value();
+      ++counters.python_maps_read;
+    }
+    unlink(path.c_str());
+  }
+}
+
+// The pcs of one sample: unwound from its stack copy (dwarf), the kernel's
+// callchain (fp), or at least its ip.
+std::vector<uint64_t> sample_pcs(const sampler::RawProfile& raw, const sampler::Sample& s,
+                                 const symbolize::AddressSpace& space, size_t max_frames,
+                                 symbolize::Symbolizer& symbolizer, CaptureCounters& counters) {
+  std::vector<uint64_t> pcs;
+  if (raw.mode == sampler::StackMode::kDwarf && !raw.regs_of(s).empty()) {
+    symbolize::UserRegs regs = symbolize::from_perf_regs(raw.regs_mask, raw.regs_of(s));
+    symbolize::StackCopy stack{regs.sp(), raw.stack_of(s)};
+    auto unwound = symbolizer.unwind(space, regs, stack, max_frames);
+    pcs = std::move(unwound.pcs);
+    if (unwound.stop == symbolize::UnwindStop::kStackTruncated ||
+        unwound.stop == symbolize::UnwindStop::kMaxFrames) {
+      ++counters.unwind_truncated;
+    } else if (unwound.stop != symbolize::UnwindStop::kEnd) {
+      ++counters.unwind_incomplete;
+    }
+  } else if (raw.mode == sampler::StackMode::kFramePointer) {
+    auto chain = raw.callchain_of(s);
+    pcs.assign(chain.begin(), chain.end());
+  }
+  if (pcs.empty()) pcs = {s.ip};
+  return pcs;
+}
+
+// Pass 1: unwind every sample and symbolize each distinct (pid, pc).
+UnwoundSamples unwind_and_symbolize(const sampler::RawProfile& raw, const AddressSpaces& spaces,
+                                    const BuildOptions& options, CaptureCounters& counters) {
+  symbolize::Symbolizer symbolizer;
+  UnwoundSamples out;
+  out.pcs.resize(raw.samples.size());
+  for (size_t n = 0; n < raw.samples.size(); ++n) {
+    const auto& s = raw.samples[n];
+    auto space_it = spaces.find(s.pid);
+    if (space_it == spaces.end()) continue;
+    std::vector<uint64_t>& pcs = out.pcs[n];
+    pcs = sample_pcs(raw, s, space_it->second, options.max_frames, symbolizer, counters);
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      PcKey key{s.pid, pcs[i], i > 0};
+      if (!out.symbols.count(key)) {
+        out.symbols.emplace(key, symbolizer.symbolize(space_it->second, pcs[i], i > 0));
+      }
+    }
+  }
+  return out;
+}
+
+// Where DWARF gave a function no declaration (an address with a symbol but
+// outside every DWARF scope, e.g. some return addresses), the one another
+// address of the same function had, so the function stays one row instead
+// of one per source file of its addresses. Keyed by (module, function).
+std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> declarations(
+    const std::map<PcKey, std::vector<symbolize::Frame>>& symbols) {
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> out;
+  for (const auto& [key, frames] : symbols) {
+    for (const auto& f : frames) {
+      if (f.has_symbol && f.decl_line > 0) {
+        out.emplace(std::make_pair(f.module, f.function), std::make_pair(f.decl_file, f.decl_line));
+      }
+    }
+  }
+  return out;
+}
+
+// Pass 2: the profile's frames of each distinct (pid, pc), innermost first.
+std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
+    const std::map<PcKey, std::vector<symbolize::Frame>>& symbols, analysis::FrameTable& table) {
+  auto declared = declarations(symbols);
+  PythonSources python_sources;
+  std::map<PcKey, std::vector<analysis::FrameId>> frame_ids;
+  for (const auto& [key, frames] : symbols) {
+    std::vector<analysis::FrameId> ids;
+    for (const auto& f : frames) {
+      analysis::Frame frame;
+      frame.module = f.module;
+      frame.inlined = f.inlined;
+      if (!f.has_symbol) {
+        frame.module_offset = f.module_offset;  // unsymbolized: one frame per address
+      } else if (split_python_name(f.function, &frame.function, &frame.file)) {
+        frame.line = python_sources.def_line(frame.file, frame.function);
+      } else {
+        frame.function = f.function;
+        frame.file = f.decl_file;
+        frame.line = f.decl_line;
+        if (frame.line == 0) {
+          auto d = declared.find({f.module, f.function});
+          if (d != declared.end()) std::tie(frame.file, frame.line) = d->second;
+        }
+      }
+      ids.push_back(table.intern(frame));
+    }
+    frame_ids.emplace(key, std::move(ids));
+  }
+  return frame_ids;
+}
+
+// Pass 3: the samples' stacks, leaf first.
+void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
+                 const std::map<PcKey, std::vector<analysis::FrameId>>& frame_ids,
+                 bool python_stacks, analysis::Profile& profile) {
+  PythonStackFolder python(profile.frames);
+  for (size_t n = 0; n < raw.samples.size(); ++n) {
+    const auto& s = raw.samples[n];
+    const auto& pcs = unwound.pcs[n];
+    if (pcs.empty()) continue;  // a process without mappings
+    analysis::Sample sample;
+    sample.tid = static_cast<int32_t>(s.tid);
+    sample.pid = static_cast<int32_t>(s.pid);
+    sample.time_ns = static_cast<int64_t>(s.time);
+    sample.weight_ns = static_cast<int64_t>(s.period);
+    for (size_t i = 0; i < pcs.size(); ++i) {
+      const auto& ids = frame_ids.at({s.pid, pcs[i], i > 0});
+      sample.stack.insert(sample.stack.end(), ids.begin(), ids.end());
+    }
+    if (python_stacks) python.fold(sample.stack);
+    profile.samples.push_back(std::move(sample));
+  }
+}
+
+// The sampled threads and processes, in (pid, tid) order, named by the
+// latest COMM of each thread (exec renames the main one).
+void add_threads_and_processes(const sampler::RawProfile& raw, analysis::Profile& profile) {
+  std::set<std::pair<int32_t, int32_t>> threads;
+  for (const auto& s : profile.samples) threads.insert({s.pid, s.tid});
+  std::map<std::pair<int32_t, int32_t>, std::string> names;
+  for (const auto& c : raw.comms) {
+    names[{static_cast<int32_t>(c.pid), static_cast<int32_t>(c.tid)}] = c.name;
+  }
+  for (const auto& [pid, tid] : threads) {
+    profile.threads.push_back({tid, pid, names[{pid, tid}]});
+  }
+  std::set<int32_t> pids;
+  for (const auto& [pid, tid] : threads) pids.insert(pid);
+  for (int32_t pid : pids) profile.processes.push_back({pid, names[{pid, pid}]});
+}
+
+}  // namespace
+
+BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& options) {
+  BuiltProfile built;
+  analysis::Profile& profile = built.profile;
+  profile.mode = options.mode;
+  profile.rate_hz = raw.frequency_hz;
+  profile.wall_ns = raw.end_ns - raw.start_ns;
+  profile.cpu_ns = raw.user_ns + raw.sys_ns;
+  profile.lost_samples = raw.counters.lost_samples;
+  profile.throttles = raw.counters.throttle_events;
+
+  AddressSpaces spaces = address_spaces(raw);
+  if (options.python_perf_maps) read_python_perf_maps(spaces, options, built.counters);
+  UnwoundSamples unwound = unwind_and_symbolize(raw, spaces, options, built.counters);
+  auto frame_ids = intern_frames(unwound.symbols, profile.frames);
+  add_samples(raw, unwound, frame_ids, options.python_stacks, profile);
+  add_threads_and_processes(raw, profile);
+  return built;
+}
+
+}  // namespace strata::import
