@@ -7,7 +7,7 @@
 #include <fstream>
 #include <memory>
 
-#include "cli/cpu_profile_rows_convert.h"
+#include "analysis/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/strings.h"
@@ -77,7 +77,7 @@ int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& en
                  opt.file.c_str());
     return kExitUsage;
   }
-  return finish(opt, entry.from_profile(from_rows(**rows), context));
+  return finish(opt, entry.from_profile(analysis::from_rows(**rows), context));
 }
 
 int run_export(const ExportOptions& opt) {

@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/multi_rank.h"
 #include "analysis/rank_input.h"
 #include "analysis/recorded_bench.h"
 #include "cli/cpu_flags.h"
-#include "cli/cpu_profile_rows_convert.h"
 #include "cli/gpu_report_print.h"
 #include "cli/kernel_report_print.h"
 #include "cli/verbs.h"
@@ -83,7 +83,7 @@ int run_report(const ReportOptions& given) {
   if (!cpu) return print_usage_error(cpu.error().message);
   if (cpu->has_value()) {
     if (printed) std::fputs("\n", stdout);
-    int status = print_cpu_profile(from_rows(**cpu), opt.cpu);
+    int status = print_cpu_profile(analysis::from_rows(**cpu), opt.cpu);
     if (status != kExitOk) return status;
     printed = true;
   }
