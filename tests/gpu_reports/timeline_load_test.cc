@@ -1,10 +1,12 @@
 // store::load_gpu_tables with GpuLoadOptions::timeline (what the Chrome
-// export draws) and analysis::nvtx_domain_rows (the one NVTX domain rule).
+// export draws), analysis::nvtx_domain_rows (the one NVTX domain rule), and
+// the store's "is there anything to report" checks the CLI asks.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analysis/gpu_summary.h"
 #include "common/global_id.h"
+#include "store/kernel_metric_rows.h"
 #include "trace_builder.h"
 
 namespace strata {
@@ -154,6 +156,39 @@ TEST(NvtxDomainRows, EarliestCreationPerDomainAndProcessFirstRowOnATie) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows.at({7, global_id::process_of(global_tid(1, 1))}), 1u);
   EXPECT_EQ(rows.at({7, global_id::process_of(global_tid(2, 1))}), 3u);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(HasKernelProfiles, OnlyWithAProfiledLaunchRow) {
+  testing::ScratchDir dir;
+  std::string none = dir.file("none.sqlite"), one = dir.file("one.sqlite"),
+              nsys = dir.file("nsys.sqlite");
+  for (const auto& path : {none, one}) {
+    auto writer = store::TraceWriter::create(path, true);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    if (path == one) {
+      store::ProfiledLaunch launch;
+      launch.kernel_name = "_Z4gemmv";
+      launch.metrics = {{"gpu__time_duration.sum", 1000}};
+      ASSERT_TRUE(store::write_profiled_launch(*writer, launch).ok());
+    }
+    ASSERT_TRUE(writer->commit().ok());
+  }
+  {
+    testing::TraceBuilder b(nsys, testing::kWithEverything);  // no strata tables at all
+    b.commit();
+  }
+  for (auto [path, expected] :
+       {std::pair{none, false}, std::pair{one, true}, std::pair{nsys, false}}) {
+    auto reader = store::TraceReader::open(path);
+    ASSERT_TRUE(reader.ok()) << reader.error().message;
+    EXPECT_EQ(store::has_kernel_profiles(*reader), expected) << path;
+  }
 }
 
 }  // namespace
