@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -155,6 +156,19 @@ std::vector<int64_t> durations(const std::vector<int64_t>& start, const std::vec
 
 constexpr const char* kNoStringIds = "file does not contain StringIds table.";
 constexpr const char* kNoNvtx = "does not contain NV Tools Extension (NVTX) data.";
+constexpr const char* kNoKernels = "does not contain CUDA kernel data.";
+
+// Why a summary has no rows, in nsys's order of checks: StringIds first,
+// then each table it reads (present, and nsys's words when absent); empty
+// when every one is there.
+std::string missing_table(const GpuTables& t,
+                          std::initializer_list<std::pair<bool, const char*>> tables) {
+  if (!t.has_string_ids) return kNoStringIds;
+  for (const auto& [present, why] : tables) {
+    if (!present) return why;
+  }
+  return {};
+}
 
 // The process bits of a serialized GlobalId (nsys: globalTid & 0xFFFFFFFFFF000000).
 int64_t process_bits(int64_t gid) {
@@ -214,16 +228,8 @@ std::string nvtx_text(const GpuTables& t, size_t i) {
 // just the text where the range is in the default domain.
 NamedGroups nvtx_range_names(const GpuTables& t, bool bare_default_domain) {
   const auto& n = t.nvtx;
-  // Domain names per (domainId, process), from the earliest creation event.
-  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, std::string>> domains;
-  for (size_t i = 0; i < n.size(); ++i) {
-    if (n.event_type[i] != store::kNvtxDomainCreate) continue;
-    auto key = std::make_pair(n.domain_id[i], process_bits(n.global_tid[i]));
-    auto it = domains.find(key);
-    if (it == domains.end() || n.start[i] < it->second.first) {
-      domains[key] = {n.start[i], nvtx_text(t, i)};
-    }
-  }
+  std::map<std::pair<int64_t, int64_t>, std::string> domains;
+  for (const auto& [key, row] : nvtx_domain_rows(n)) domains.emplace(key, nvtx_text(t, row));
   NamedGroups out;
   out.group_of.assign(n.size(), -1);
   // Registered strings repeat: resolve each (domain, textId) pair once.
@@ -239,7 +245,7 @@ NamedGroups nvtx_range_names(const GpuTables& t, bool bare_default_domain) {
       }
     }
     auto d = domains.find({n.domain_id[i], process_bits(n.global_tid[i])});
-    std::string domain = d == domains.end() ? std::string() : d->second.second;
+    std::string domain = d == domains.end() ? std::string() : d->second;
     std::string text = nvtx_text(t, i);
     std::string name = bare_default_domain && domain.empty() ? text : domain + ":" + text;
     int32_t g = out.group_for(name);
@@ -264,6 +270,16 @@ void sort_by_total_then_name(std::vector<SummaryRow>& rows) {
 }
 
 }  // namespace
+
+std::map<std::pair<int64_t, int64_t>, size_t> nvtx_domain_rows(const store::NvtxColumns& n) {
+  std::map<std::pair<int64_t, int64_t>, size_t> out;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n.event_type[i] != store::kNvtxDomainCreate) continue;
+    auto [it, added] = out.try_emplace({n.domain_id[i], process_bits(n.global_tid[i])}, i);
+    if (!added && n.start[i] < n.start[it->second]) it->second = i;
+  }
+  return out;
+}
 
 IntStats int_stats(std::span<int64_t> values) {
   IntStats s;
@@ -315,14 +331,8 @@ double round1(double value) {
 
 GpuSummary cuda_api_sum(const GpuTables& t) {
   GpuSummary s;
-  if (!t.has_string_ids) {
-    s.missing = kNoStringIds;
-    return s;
-  }
-  if (!t.has_runtime) {
-    s.missing = "does not contain CUDA trace data.";
-    return s;
-  }
+  s.missing = missing_table(t, {{t.has_runtime, "does not contain CUDA trace data."}});
+  if (!s.missing.empty()) return s;
   const auto& r = t.runtime;
   KeyIndex ids;
   std::vector<int32_t> group_of(r.size());
@@ -348,14 +358,8 @@ GpuSummary cuda_api_sum(const GpuTables& t) {
 
 GpuSummary cuda_gpu_kern_sum(const GpuTables& t) {
   GpuSummary s;
-  if (!t.has_string_ids) {
-    s.missing = kNoStringIds;
-    return s;
-  }
-  if (!t.has_kernels) {
-    s.missing = "does not contain CUDA kernel data.";
-    return s;
-  }
+  s.missing = missing_table(t, {{t.has_kernels, kNoKernels}});
+  if (!s.missing.empty()) return s;
   const auto& k = t.kernels;
   KeyIndex ids;
   std::vector<int32_t> group_of(k.size());
@@ -435,14 +439,8 @@ GpuSummary cuda_gpu_mem_size_sum(const GpuTables& t) {
 
 GpuSummary nvtx_sum(const GpuTables& t) {
   GpuSummary s;
-  if (!t.has_string_ids) {
-    s.missing = kNoStringIds;
-    return s;
-  }
-  if (!t.has_nvtx) {
-    s.missing = kNoNvtx;
-    return s;
-  }
+  s.missing = missing_table(t, {{t.has_nvtx, kNoNvtx}});
+  if (!s.missing.empty()) return s;
   const auto& n = t.nvtx;
   NamedGroups named = nvtx_range_names(t, false);
   // Style doubles the groups: group g of name x style = 2g (PushPop) or 2g+1.
@@ -475,18 +473,9 @@ GpuSummary nvtx_sum(const GpuTables& t) {
 
 KernExecSummary cuda_kern_exec_sum(const GpuTables& t) {
   KernExecSummary s;
-  if (!t.has_string_ids) {
-    s.missing = kNoStringIds;
-    return s;
-  }
-  if (!t.has_kernels) {
-    s.missing = "does not contain CUDA kernel data.";
-    return s;
-  }
-  if (!t.has_runtime) {
-    s.missing = "does not contain CUDA API data.";
-    return s;
-  }
+  s.missing = missing_table(
+      t, {{t.has_kernels, kNoKernels}, {t.has_runtime, "does not contain CUDA API data."}});
+  if (!s.missing.empty()) return s;
   const auto& k = t.kernels;
   const auto& r = t.runtime;
   std::vector<int64_t> launch = match_launches(t);
@@ -659,4 +648,3 @@ OpTable op_table(const GpuTables& t, const OpTableOptions& options) {
 }
 
 }  // namespace strata::analysis
-

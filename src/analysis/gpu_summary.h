@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/gpu_tables.h"
@@ -79,6 +81,12 @@ GpuSummary cuda_gpu_mem_size_sum(const store::GpuTables& tables);
 // nsys prints it). A range without an end lasts until the table's last
 // timestamp. Order: total desc, then range name and style.
 GpuSummary nvtx_sum(const store::GpuTables& tables);
+
+// The NVTX_EVENTS row (an index into tables.nvtx) that names each domain,
+// keyed by (domainId, process bits of its globalTid): the earliest
+// domain-creation event, the first in table order on a tie. nvtx_sum, the op
+// table and the Chrome export's timeline all name domains by this rule.
+std::map<std::pair<int64_t, int64_t>, size_t> nvtx_domain_rows(const store::NvtxColumns& nvtx);
 
 // cuda_kern_exec_sum: kernels joined with their launch call (same
 // correlationId, same process), per (PID, TID, device, API name, kernel).

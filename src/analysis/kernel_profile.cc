@@ -208,4 +208,12 @@ std::string profile_status_name(int64_t status) {
   return "CUptiResult " + std::to_string(status);
 }
 
+std::vector<KernelProfile> analyze_profiled_launches(
+    const std::vector<store::ProfiledLaunch>& launches) {
+  std::vector<KernelProfile> out;
+  out.reserve(launches.size());
+  for (const auto& launch : launches) out.push_back(analyze_profiled_launch(launch));
+  return out;
+}
+
 }  // namespace strata::analysis

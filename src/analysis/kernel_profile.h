@@ -44,6 +44,10 @@ struct KernelProfile {
 
 KernelProfile analyze_profiled_launch(const store::ProfiledLaunch& launch);
 
+// Every launch, in order.
+std::vector<KernelProfile> analyze_profiled_launches(
+    const std::vector<store::ProfiledLaunch>& launches);
+
 // CUPTI's (or the driver's, + 1'000'000) name for a kernel-metrics status:
 // "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"; "status N" when unknown.
 std::string profile_status_name(int64_t status);

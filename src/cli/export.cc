@@ -1,23 +1,20 @@
-// `strata export FILE --format speedscope|folded|svg|chrome -o OUT`: the CPU
-// profile of a trace as a file other viewers open (speedscope, FlameGraph
-// tools, any browser for the SVG), or with chrome its GPU timeline as Chrome
-// Trace Event JSON for Perfetto UI and chrome://tracing.
+// `strata export FILE --format NAME -o OUT`: a trace's CPU profile or GPU
+// timeline as a file other viewers open; the formats are export/registry.h's
+// (speedscope, folded, svg, chrome).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 
-#include "cli/chrome_timeline.h"
-#include "cli/cpu_profile_rows_convert.h"
+#include "analysis/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/strings.h"
-#include "export/chrome_trace.h"
-#include "export/flamegraph_svg.h"
-#include "export/folded.h"
-#include "export/speedscope.h"
+#include "export/gpu_timeline.h"
+#include "export/registry.h"
 #include "store/cpu_profile_rows.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -48,75 +45,46 @@ int write_output(const ExportOptions& opt, const std::string& text) {
   return kExitOk;
 }
 
-int export_chrome(const ExportOptions& opt, const store::TraceReader& reader) {
-  auto timeline = load_gpu_timeline(reader.handle(), opt.file);
-  if (!timeline) {
-    std::fprintf(stderr, "strata: %s\n", timeline.error().message.c_str());
-    return kExitUsage;
-  }
-  if (timeline->empty()) {
+// Prints the export's notes and writes its text.
+int finish(const ExportOptions& opt, const exporter::ExportOutput& out) {
+  for (const auto& note : out.notes) std::fprintf(stderr, "strata: note: %s\n", note.c_str());
+  return write_output(opt, out.text);
+}
+
+int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry,
+                    const exporter::ExportContext& context, const store::TraceReader& reader) {
+  store::GpuLoadOptions load;
+  load.timeline = true;
+  auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
+  if (!tables) return print_usage_error(tables.error().message);
+  exporter::GpuTimeline timeline = exporter::gpu_timeline(*tables);
+  if (timeline.empty()) {
     std::fprintf(stderr,
                  "strata: %s: no CUDA or NVTX trace data to export (record a GPU timeline with "
                  "strata trace)\n",
                  printable(opt.file).c_str());
     return kExitUsage;
   }
-  exporter::ChromeTraceOptions co;
-  co.source = std::filesystem::path(opt.file).filename().string();
-  co.exporter = std::string("strata ") + build::kVersion;
-  auto trace = exporter::chrome_trace(*timeline, co);
-  const auto& st = trace.stats;
-  if (st.unmatched_gpu_ops > 0) {
-    std::fprintf(stderr, "strata: note: %zu kernels/copies have no launching API call (no arrow)\n",
-                 st.unmatched_gpu_ops);
-  }
-  if (st.overlap_slices > 0) {
-    std::fprintf(stderr,
-                 "strata: note: %zu slices overlapped a neighbour partially and are on "
-                 "\"(overlap N)\" tracks\n",
-                 st.overlap_slices);
-  }
-  if (st.negative_durations > 0) {
-    std::fprintf(stderr, "strata: note: %zu events end before they start (written with dur 0)\n",
-                 st.negative_durations);
-  }
-  return write_output(opt, trace.json);
+  return finish(opt, entry.from_timeline(timeline, context));
 }
 
-int export_cpu_profile(const ExportOptions& opt, const store::TraceReader& reader) {
+int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& entry,
+                       const exporter::ExportContext& context, const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
-  if (!rows) {
-    std::fprintf(stderr, "strata: %s\n", rows.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!rows) return print_usage_error(rows.error().message);
   if (!rows->has_value()) {
     std::fprintf(stderr, "strata: %s: no CPU profile to export (record one with strata cpu)\n",
                  opt.file.c_str());
     return kExitUsage;
   }
-  analysis::Profile profile = from_rows(**rows);
-  std::string text;
-  if (opt.format == "speedscope") {
-    exporter::SpeedscopeOptions so;
-    so.name = std::filesystem::path(opt.file).filename().string();
-    so.exporter = std::string("strata ") + build::kVersion;
-    text = exporter::speedscope_json(profile, so);
-  } else if (opt.format == "folded") {
-    text = exporter::folded_stacks(profile, {});
-  } else {
-    exporter::FlameGraphOptions fo;
-    fo.title = "strata cpu: " + std::filesystem::path(opt.file).filename().string();
-    text = exporter::flamegraph_svg(profile, fo);
-  }
-  return write_output(opt, text);
+  return finish(opt, entry.from_profile(analysis::from_rows(**rows), context));
 }
 
 int run_export(const ExportOptions& opt) {
-  if (opt.format != "speedscope" && opt.format != "folded" && opt.format != "svg" &&
-      opt.format != "chrome") {
-    std::fprintf(stderr,
-                 "strata: unknown export --format '%s' (use speedscope, folded, svg or chrome)\n",
-                 opt.format.c_str());
+  const auto* entry = exporter::find_export(opt.format);
+  if (entry == nullptr) {
+    std::fprintf(stderr, "strata: unknown export --format '%s' (use %s)\n", opt.format.c_str(),
+                 exporter::export_names().c_str());
     return kExitUsage;
   }
   std::error_code ec;
@@ -125,11 +93,14 @@ int run_export(const ExportOptions& opt) {
     return kExitUsage;
   }
   auto reader = store::TraceReader::open(opt.file);
-  if (!reader) {
-    std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
-    return kExitUsage;
+  if (!reader) return print_usage_error(reader.error().message);
+  exporter::ExportContext context;
+  context.file_name = std::filesystem::path(opt.file).filename().string();
+  context.exporter = std::string("strata ") + build::kVersion;
+  if (entry->input == exporter::ExportInput::kGpuTimeline) {
+    return export_timeline(opt, *entry, context, *reader);
   }
-  return opt.format == "chrome" ? export_chrome(opt, *reader) : export_cpu_profile(opt, *reader);
+  return export_cpu_profile(opt, *entry, context, *reader);
 }
 
 }  // namespace
@@ -139,8 +110,7 @@ VerbRunner add_export(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "export", "Write a trace's CPU profile or GPU timeline (chrome) for other viewers");
   sub->add_option("file", opt->file, "Trace file")->required();
-  sub->add_option("--format", opt->format, "speedscope, folded, svg (CPU profile) or chrome")
-      ->required();
+  sub->add_option("--format", opt->format, exporter::format_flag_help())->required();
   sub->add_option("-o,--output", opt->output, "Output file ('-' for stdout)")->required();
   sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
   return [opt] { return run_export(*opt); };

@@ -1,5 +1,6 @@
 // Prints the nsys-compatible GPU reports (cuda_api_sum, cuda_gpu_kern_sum,
-// ...) of a trace: a strata trace or an Nsight Systems SQLite export.
+// ...) of a trace: a strata trace or an Nsight Systems SQLite export. The
+// names, and the default set, are report/registry.h's.
 #pragma once
 
 #include <string>
@@ -9,13 +10,6 @@
 #include "store/trace_db.h"
 
 namespace strata::cli {
-
-// The reports `nsys profile --stats=true` prints, in its order (osrt_sum
-// aside, which strata does not record).
-std::vector<std::string> default_gpu_reports();
-
-// Whether the trace holds any CUDA trace rows (runtime calls or kernels).
-bool has_cuda_data(const store::TraceReader& reader);
 
 // Prints each named report; returns the exit status (2 for an unknown name
 // or an unreadable file, with a one-line message).

@@ -102,17 +102,11 @@ void print_counters(const store::TraceReader& reader) {
 
 int run_info(const std::string& file) {
   auto reader = store::TraceReader::open(file);
-  if (!reader) {
-    std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!reader) return print_usage_error(reader.error().message);
   // Counting rows reads every table, so corruption past the header shows up
   // here: report it before printing anything.
   auto tables = reader->tables();
-  if (!tables) {
-    std::fprintf(stderr, "strata: %s\n", tables.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!tables) return print_usage_error(tables.error().message);
   fmt::print("file:       {}\n", printable(file));
   if (reader->kind() == store::TraceKind::kStrata) {
     fmt::print("kind:       strata trace, schema version {}\n", reader->schema_version());

@@ -7,17 +7,8 @@
 #include "common/strings.h"
 #include "store/kernel_metric_rows.h"
 #include "store/kernel_names.h"
-#include "store/sqlite_util.h"
 
 namespace strata::cli {
-
-bool has_kernel_profiles(const store::TraceReader& reader) {
-  auto exists = store::sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
-  if (!exists || !*exists) return false;
-  auto stmt = store::sql::Statement::prepare(
-      reader.handle(), "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
-  return stmt && stmt->step() == SQLITE_ROW;
-}
 
 namespace {
 
@@ -50,13 +41,8 @@ int print_kernel_profiles(const store::TraceReader& reader,
                           const report::KernelSectionSet& sections, report::Format format,
                           const KernelPrintContext& context) {
   auto launches = store::read_profiled_launches(reader);
-  if (!launches) {
-    std::fprintf(stderr, "strata: %s\n", launches.error().message.c_str());
-    return kExitUsage;
-  }
-  std::vector<analysis::KernelProfile> profiles;
-  for (const auto& launch : *launches)
-    profiles.push_back(analysis::analyze_profiled_launch(launch));
+  if (!launches) return print_usage_error(launches.error().message);
+  std::vector<analysis::KernelProfile> profiles = analysis::analyze_profiled_launches(*launches);
   if (profiles.empty()) print_kernels_seen(reader, context);
   if (profiles.empty() && format != report::Format::kJson) return kExitOk;
   std::string text = report::render_kernel_profiles(profiles, sections, format);

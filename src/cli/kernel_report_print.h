@@ -11,9 +11,6 @@
 
 namespace strata::cli {
 
-// Whether the trace has any strata_kernel_metrics row.
-bool has_kernel_profiles(const store::TraceReader& reader);
-
 struct KernelPrintContext {
   // Describes the launch filter for the "no launch matched" message
   // ("--kernel-name regex:gemm, --launch-skip 2"); empty: none was given.

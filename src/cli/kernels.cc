@@ -67,11 +67,6 @@ std::optional<std::string> metric_list_error(const std::string& list) {
   return std::nullopt;
 }
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "strata: %s\n", message.c_str());
-  return kExitUsage;
-}
-
 // Why `pattern` does not compile as the agent compiles it (regcomp,
 // REG_EXTENDED: agent/kernels/name_match.cc), or nullopt when it does. The
 // same engine, so that a pattern accepted here cannot fail in the target.
@@ -140,35 +135,35 @@ int run_kernels(const KernelsOptions& opt) {
   if (opt.kernel_name) {
     const std::string& name = *opt.kernel_name;
     if (name.empty() || name == "regex:") {
-      return usage_error("--kernel-name: empty name (use NAME or regex:REGEX)");
+      return print_usage_error("--kernel-name: empty name (use NAME or regex:REGEX)");
     }
     if (name.rfind("regex:", 0) == 0) {
       if (auto why = posix_regex_error(name.substr(6))) {
-        return usage_error("--kernel-name '" + printable(name) + "': not a regular expression (" +
-                           *why + ")");
+        return print_usage_error("--kernel-name '" + printable(name) +
+                                 "': not a regular expression (" + *why + ")");
       }
     }
   }
   if (opt.launch_skip && *opt.launch_skip < 0) {
-    return usage_error("--launch-skip must not be negative, is " +
-                       std::to_string(*opt.launch_skip));
+    return print_usage_error("--launch-skip must not be negative, is " +
+                             std::to_string(*opt.launch_skip));
   }
   if (opt.launch_count && *opt.launch_count < 1) {
-    return usage_error("--launch-count must be at least 1, is " +
-                       std::to_string(*opt.launch_count));
+    return print_usage_error("--launch-count must be at least 1, is " +
+                             std::to_string(*opt.launch_count));
   }
   auto sections = report::parse_kernel_sections(opt.sections);
-  if (!sections) return usage_error(sections.error().message);
+  if (!sections) return print_usage_error(sections.error().message);
   auto format = report::parse_format(opt.format);
-  if (!format) return usage_error(format.error().message);
+  if (!format) return print_usage_error(format.error().message);
   if (opt.cache_control != "all" && opt.cache_control != "none") {
-    return usage_error("--cache-control '" + printable(opt.cache_control) +
-                       "': unknown value (use all or none)");
+    return print_usage_error("--cache-control '" + printable(opt.cache_control) +
+                             "': unknown value (use all or none)");
   }
 
   if (opt.metrics) {
     if (auto why = metric_list_error(*opt.metrics)) {
-      return usage_error("--metrics '" + printable(*opt.metrics) + "': " + *why);
+      return print_usage_error("--metrics '" + printable(*opt.metrics) + "': " + *why);
     }
   }
 

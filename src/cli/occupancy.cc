@@ -74,60 +74,56 @@ Result<int64_t> parse_dims(const std::string& flag, const std::string& text) {
   return product;
 }
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "strata: %s\n", message.c_str());
-  return kExitUsage;
-}
-
 int run_occupancy(const OccupancyOptions& opt) {
   auto format = report::parse_format(opt.format);
-  if (!format) return usage_error(format.error().message);
+  if (!format) return print_usage_error(format.error().message);
   auto device = analysis::find_gpu(opt.gpu);
-  if (!device) return usage_error("--gpu: " + device.error().message);
+  if (!device) return print_usage_error("--gpu: " + device.error().message);
   if (opt.sms) {
-    if (*opt.sms < 1) return usage_error("--sms must be at least 1");
+    if (*opt.sms < 1) return print_usage_error("--sms must be at least 1");
     device->sm_count = *opt.sms;
   }
 
   analysis::KernelLaunch launch;
   auto block = parse_dims("--block-size", opt.block_size);
-  if (!block) return usage_error(block.error().message);
+  if (!block) return print_usage_error(block.error().message);
   if (*block < 1 || *block > (1 << 30)) {
-    return usage_error("--block-size must be at least 1 thread, is " + opt.block_size);
+    return print_usage_error("--block-size must be at least 1 thread, is " + opt.block_size);
   }
   launch.block_size = static_cast<int>(*block);
-  if (opt.registers < 0) return usage_error("--registers must not be negative");
+  if (opt.registers < 0) return print_usage_error("--registers must not be negative");
   launch.registers_per_thread = opt.registers;
   auto smem_static = parse_size("--smem-static", opt.smem_static);
-  if (!smem_static) return usage_error(smem_static.error().message);
+  if (!smem_static) return print_usage_error(smem_static.error().message);
   launch.static_smem = *smem_static;
   auto smem_dynamic = parse_size("--smem-dynamic", opt.smem_dynamic);
-  if (!smem_dynamic) return usage_error(smem_dynamic.error().message);
+  if (!smem_dynamic) return print_usage_error(smem_dynamic.error().message);
   launch.dynamic_smem = *smem_dynamic;
   if (!opt.smem_config.empty()) {
     auto config = parse_size("--smem-config", opt.smem_config);
-    if (!config) return usage_error(config.error().message);
+    if (!config) return print_usage_error(config.error().message);
     launch.smem_config = *config;
   }
   if (!opt.grid.empty()) {
     auto grid = parse_dims("--grid", opt.grid);
-    if (!grid) return usage_error(grid.error().message);
-    if (*grid < 1) return usage_error("--grid must be at least 1 block, is " + opt.grid);
+    if (!grid) return print_usage_error(grid.error().message);
+    if (*grid < 1) return print_usage_error("--grid must be at least 1 block, is " + opt.grid);
     launch.grid_size = *grid;
   }
-  if (opt.barriers && *opt.barriers < 0) return usage_error("--barriers must not be negative");
+  if (opt.barriers && *opt.barriers < 0)
+    return print_usage_error("--barriers must not be negative");
   launch.barriers = opt.barriers;
   if (opt.achieved_occupancy && (*opt.achieved_occupancy < 0 || *opt.achieved_occupancy > 100)) {
-    return usage_error("--achieved-occupancy must be a percentage from 0 to 100");
+    return print_usage_error("--achieved-occupancy must be a percentage from 0 to 100");
   }
   launch.achieved_occupancy_pct = opt.achieved_occupancy;
   if (opt.achieved_warps && *opt.achieved_warps < 0) {
-    return usage_error("--achieved-warps must not be negative");
+    return print_usage_error("--achieved-warps must not be negative");
   }
   launch.achieved_active_warps = opt.achieved_warps;
 
   auto occupancy = analysis::compute_occupancy(*device, launch);
-  if (!occupancy) return usage_error(occupancy.error().message);
+  if (!occupancy) return print_usage_error(occupancy.error().message);
   if (occupancy->smem_config_raised) {
     std::fprintf(stderr,
                  "strata: --smem-config %s cannot hold one block of %lld bytes; the driver "

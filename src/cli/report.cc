@@ -9,18 +9,20 @@
 #include <cstdio>
 #include <memory>
 
-#include "analysis/bench.h"
+#include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/multi_rank.h"
+#include "analysis/rank_input.h"
+#include "analysis/recorded_bench.h"
 #include "cli/cpu_flags.h"
-#include "cli/cpu_profile_rows_convert.h"
 #include "cli/gpu_report_print.h"
 #include "cli/kernel_report_print.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/bench_report.h"
-#include "report/multi_rank_report.h"
+#include "report/registry.h"
 #include "store/cpu_profile_rows.h"
 #include "store/gpu_tables.h"
+#include "store/kernel_metric_rows.h"
 #include "store/rank_rows.h"
 #include "store/trace_db.h"
 
@@ -37,76 +39,51 @@ struct ReportOptions {
 
 int run_report(const ReportOptions& given) {
   auto reader = store::TraceReader::open(given.file);
-  if (!reader) {
-    std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!reader) return print_usage_error(reader.error().message);
   // "kernels" picks the kernel sections of `strata kernels`; the other names
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
   bool kernels = false;
   std::erase_if(opt.reports, [&](const std::string& name) {
-    if (name != "kernels") return false;
+    if (!report::find_report(name, report::ReportInput::kKernelProfiles)) return false;
     kernels = true;
     return true;
   });
-  if (kernels || (given.reports.empty() && has_kernel_profiles(*reader))) {
+  if (kernels || (given.reports.empty() && store::has_kernel_profiles(*reader))) {
     auto format = report::parse_format(opt.cpu.format);
-    if (!format) {
-      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!format) return print_usage_error(format.error().message);
     int status = print_kernel_profiles(*reader, report::all_kernel_sections(), *format,
                                        KernelPrintContext{});
     if (status != kExitOk || (kernels && opt.reports.empty())) return status;
-    if (given.reports.empty() && !has_cuda_data(*reader)) return status;
+    if (given.reports.empty() && !store::has_cuda_data(*reader)) return status;
   }
-  if (!opt.reports.empty() || has_cuda_data(*reader)) {
+  if (!opt.reports.empty() || store::has_cuda_data(*reader)) {
     auto format = report::parse_format(opt.cpu.format);
-    if (!format) {
-      std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!format) return print_usage_error(format.error().message);
     int status = print_gpu_reports(
-        *reader, opt.reports.empty() ? default_gpu_reports() : opt.reports, *format);
+        *reader, opt.reports.empty() ? report::default_gpu_reports() : opt.reports, *format);
     // Asked-for GPU reports are the whole answer; otherwise CPU/bench tables follow.
     if (status != kExitOk || !opt.reports.empty()) return status;
   }
   bool printed = false;
   if (reader->kind() == store::TraceKind::kStrata) {
     auto runs = reader->bench_runs();
-    if (!runs) {
-      std::fprintf(stderr, "strata: %s\n", runs.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!runs) return print_usage_error(runs.error().message);
     if (!runs->empty()) {
       auto format = report::parse_format(opt.cpu.format);
-      if (!format) {
-        std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-        return kExitUsage;
-      }
-      // The metric keys are the ones the runs carry, in first-seen order.
-      std::vector<std::string> keys;
-      size_t measured = 0, warmups = 0;
-      for (const auto& r : *runs) {
-        for (const auto& [key, value] : r.metrics) {
-          if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-        }
-        if (r.label == "A") (r.warmup ? warmups : measured) += 1;
-      }
-      auto summary = analysis::summarize_bench(*runs, keys);
-      std::fputs(report::render_bench(summary, {measured, warmups}, *format).c_str(), stdout);
+      if (!format) return print_usage_error(format.error().message);
+      auto bench = analysis::summarize_recorded_bench(*runs);
+      std::fputs(
+          report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
+          stdout);
       printed = true;
     }
   }
   auto cpu = store::read_cpu_profile(*reader);
-  if (!cpu) {
-    std::fprintf(stderr, "strata: %s\n", cpu.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!cpu) return print_usage_error(cpu.error().message);
   if (cpu->has_value()) {
     if (printed) std::fputs("\n", stdout);
-    int status = print_cpu_profile(from_rows(**cpu), opt.cpu);
+    int status = print_cpu_profile(analysis::from_rows(**cpu), opt.cpu);
     if (status != kExitOk) return status;
     printed = true;
   }
@@ -116,84 +93,37 @@ int run_report(const ReportOptions& given) {
   return kExitOk;
 }
 
-// One file of a multi-rank report: its run, rank row and GPU activity.
-Result<analysis::RankInput> load_rank_input(const std::string& file) {
-  auto reader = store::TraceReader::open(file);
-  if (!reader) return reader.error();
-  analysis::RankInput in;
-  in.source = printable(file);
-  if (auto run = reader->run()) in.host = run->host;
-  auto rows = store::read_rank_rows(*reader);
-  if (!rows) return rows.error();
-  // A row for the whole command (strata ran inside the rank) wins over
-  // per-process rows.
-  const store::RankRow* row = nullptr;
-  for (const auto& r : *rows) {
-    if (!r.global_pid) {
-      row = &r;
-      break;
-    }
-  }
-  if (row == nullptr && !rows->empty()) row = &rows->front();
-  if (row != nullptr) {
-    in.rank = row->rank;
-    in.local_rank = row->local_rank;
-    in.world_size = row->world_size;
-    in.launcher = row->launcher;
-    in.job_id = row->job_id;
-    in.boot_id = row->boot_id;
-    in.clock =
-        analysis::ClockPair{row->clock_monotonic_ns, row->clock_realtime_ns, row->clock_error_ns};
-  }
-  store::GpuLoadOptions load;
-  load.tables = store::kKernelTable | store::kMemcpyTable | store::kMemsetTable;
-  load.kernel_links = true;
-  auto gpu = store::load_gpu_tables(reader->handle(), reader->path(), load);
-  if (!gpu) return gpu.error();
-  in.gpu = std::move(gpu).value();
-  return in;
-}
-
 int run_multi_report(const ReportOptions& opt) {
-  const auto& known = report::multi_rank_report_names();
+  std::vector<const report::ReportEntry*> entries;
   for (const auto& name : opt.reports) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    const auto* entry = report::find_report(name, report::ReportInput::kRanks);
+    if (entry == nullptr) {
       std::fprintf(stderr, "strata: unknown --report '%s' with several files (known: %s)\n",
-                   name.c_str(), list.c_str());
+                   name.c_str(), report::known_reports(report::ReportInput::kRanks).c_str());
       return kExitUsage;
+    }
+    entries.push_back(entry);
+  }
+  if (entries.empty()) {
+    for (const auto& name : report::report_names(report::ReportInput::kRanks)) {
+      entries.push_back(report::find_report(name, report::ReportInput::kRanks));
     }
   }
   auto format = report::parse_format(opt.cpu.format);
-  if (!format) {
-    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!format) return print_usage_error(format.error().message);
   std::vector<analysis::RankInput> inputs;
   for (const auto& file : opt.files) {
-    auto in = load_rank_input(file);
-    if (!in) {
-      std::fprintf(stderr, "strata: %s\n", in.error().message.c_str());
-      return kExitUsage;
-    }
-    inputs.push_back(std::move(in).value());
+    auto in = store::load_rank_file(file);
+    if (!in) return print_usage_error(in.error().message);
+    inputs.push_back(analysis::rank_input(std::move(in).value()));
   }
   auto result = analysis::analyze_ranks(inputs);
   for (const auto& w : result.warnings) {
     std::fprintf(stderr, "strata: warning: %s\n", printable(w).c_str());
   }
-  const auto& names = opt.reports.empty() ? known : opt.reports;
   bool first = true;
-  for (const auto& name : names) {
-    report::GpuReport r;
-    if (name == "rank_sum") {
-      r = report::rank_sum_report(result, inputs);
-    } else if (name == "collective_sum") {
-      r = report::collective_sum_report(result, opt.cpu.limit);
-    } else {
-      r = report::straggler_sum_report(result);
-    }
+  for (const auto* entry : entries) {
+    report::GpuReport r = entry->from_ranks({result, inputs, opt.cpu.limit});
     if (!first && *format == report::Format::kTable) std::fputs("\n", stdout);
     first = false;
     std::fputs(report::render_gpu_report(r, *format).c_str(), stdout);
@@ -213,12 +143,7 @@ VerbRunner add_report(CLI::App& app) {
   sub->add_option("files", opt->files,
                   "Trace file; several files: the ranks of one job, one file per rank")
       ->required();
-  sub->add_option("--report", opt->reports,
-                  "GPU reports: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, "
-                  "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum, kernels (the "
-                  "sections of strata kernels); with several files: rank_sum, collective_sum, "
-                  "straggler_sum")
-      ->delimiter(',');
+  sub->add_option("--report", opt->reports, report::report_flag_help())->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
   return [opt] {
     if (opt->files.size() > 1) return run_multi_report(*opt);

@@ -27,7 +27,9 @@
 #include "common/clock.h"
 #include "common/process.h"
 #include "common/strings.h"
+#include "report/registry.h"
 #include "report/table.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -58,9 +60,8 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
                              const std::string& sampler_choice, int* error_status) {
   TargetRun run;
   if (!sampling) {
-    auto plain = run_forwarding_signals(command, error_status);
-    if (!plain) return plain.error();
-    static_cast<TargetExit&>(run) = *plain;
+    STRATA_ASSIGN_OR_RETURN(static_cast<TargetExit&>(run),
+                            run_forwarding_signals(command, error_status));
     return run;
   }
   // The sampler forwards SIGINT/SIGTERM itself while the child runs.
@@ -104,10 +105,7 @@ int run_trace(const TraceOptions& opt) {
   std::optional<sampler::SamplerOptions> sampling;
   if (cpu) {
     auto so = sampler_options(opt.sampling);
-    if (!so) {
-      std::fprintf(stderr, "strata: %s\n", so.error().message.c_str());
-      return kExitUsage;
-    }
+    if (!so) return print_usage_error(so.error().message);
     sampling = *so;
   }
   bool stats;
@@ -120,10 +118,7 @@ int run_trace(const TraceOptions& opt) {
     return kExitUsage;
   }
   auto format = report::parse_format(opt.format);
-  if (!format) {
-    std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
-    return kExitUsage;
-  }
+  if (!format) return print_usage_error(format.error().message);
   auto agent = find_agent();
   if (!agent) {
     std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
@@ -181,8 +176,8 @@ int run_trace(const TraceOptions& opt) {
     if (!reader) {
       std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
       report_status = kExitFailed;
-    } else if (has_cuda_data(*reader)) {
-      report_status = print_gpu_reports(*reader, default_gpu_reports(), *format);
+    } else if (store::has_cuda_data(*reader)) {
+      report_status = print_gpu_reports(*reader, report::default_gpu_reports(), *format);
     }
   }
   if (stats && result->cpu && report_status == kExitOk) {

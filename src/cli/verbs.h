@@ -8,7 +8,9 @@
 // signal N (verbs that run one target exit with its status).
 #pragma once
 
+#include <cstdio>
 #include <functional>
+#include <string>
 
 namespace CLI {
 class App;
@@ -22,6 +24,13 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCannotStart = 127;
+
+// "strata: MESSAGE" on stderr; returns the usage exit status (also that of
+// an unreadable input file).
+inline int print_usage_error(const std::string& message) {
+  std::fprintf(stderr, "strata: %s\n", message.c_str());
+  return kExitUsage;
+}
 
 VerbRunner add_bench(CLI::App& app);
 VerbRunner add_cpu(CLI::App& app);

@@ -34,11 +34,6 @@ std::string devices_text(const std::vector<int64_t>& devices) {
 
 }  // namespace
 
-const std::vector<std::string>& multi_rank_report_names() {
-  static const std::vector<std::string> kNames = {"rank_sum", "collective_sum", "straggler_sum"};
-  return kNames;
-}
-
 std::string clock_note(const analysis::MultiRankResult& result) {
   const auto& c = result.clock;
   switch (c.method) {

@@ -22,9 +22,6 @@
 
 namespace strata::report {
 
-// The names `--report` accepts with several files, and the default set.
-const std::vector<std::string>& multi_rank_report_names();
-
 GpuReport rank_sum_report(const analysis::MultiRankResult& result,
                           std::span<const analysis::RankInput> inputs);
 // `limit`: rows kept after sorting by delay; 0 keeps all.

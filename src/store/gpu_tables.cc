@@ -38,19 +38,18 @@ class Loader {
   Result<bool> has_table(const char* table) { return sql::table_exists(db_, table, name_); }
 
   Result<std::set<std::string>> columns(const char* table) {
-    auto stmt = prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table);
-    if (!stmt) return stmt.error();
+    STRATA_ASSIGN_OR_RETURN(
+        auto stmt,
+        prepare(fmt::format("PRAGMA table_info({})", sql::quote_identifier(table)), table));
     std::set<std::string> out;
     int rc;
-    while ((rc = stmt->step()) == SQLITE_ROW) out.insert(stmt->column_text(1));
+    while ((rc = stmt.step()) == SQLITE_ROW) out.insert(stmt.column_text(1));
     if (rc != SQLITE_DONE) return fail(table);
     return out;
   }
 
   Result<sql::Statement> prepare(const std::string& text, std::string_view table) {
-    auto stmt = sql::Statement::prepare(db_, text, fmt::format("{}: {}", name_, table));
-    if (!stmt) return stmt.error();
-    return std::move(*stmt);
+    return sql::Statement::prepare(db_, text, fmt::format("{}: {}", name_, table));
   }
 
   Error fail(std::string_view table) const {
@@ -92,21 +91,19 @@ int64_t int_or(sqlite3_stmt* stmt, int index, int64_t if_null) {
                                                          : sqlite3_column_int64(stmt, index);
 }
 
-Status load_runtime(Loader& loader, GpuTables& out) {
+Status load_runtime(Loader& loader, GpuTables& out, const GpuLoadOptions& options) {
   static constexpr const char* kTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
-  auto have = loader.columns(kTable);
-  if (!have) return have.error();
-  static constexpr Wanted kWanted[] = {{"start", true},
-                                       {"end", true},
-                                       {"globalTid", false},
-                                       {"correlationId", false},
-                                       {"nameId", true}};
-  auto list = select_list(*have, kWanted, loader.name(), kTable);
-  if (!list) return list.error();
-  auto stmt = loader.prepare(fmt::format("SELECT {} FROM {}", *list, kTable), kTable);
-  if (!stmt) return stmt.error();
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
+  static constexpr Wanted kWanted[] = {{"start", true},      {"end", true},
+                                       {"globalTid", false}, {"correlationId", false},
+                                       {"nameId", true},     {"eventClass", false}};
+  std::span<const Wanted> wanted(kWanted);
+  if (!options.timeline) wanted = wanted.first(5);
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, wanted, loader.name(), kTable));
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT {} FROM {}", list, kTable), kTable));
   auto& c = out.runtime;
-  sqlite3_stmt* s = stmt->get();
+  sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     c.start.push_back(sqlite3_column_int64(s, 0));
@@ -114,6 +111,7 @@ Status load_runtime(Loader& loader, GpuTables& out) {
     c.global_tid.push_back(sqlite3_column_int64(s, 2));
     c.correlation_id.push_back(sqlite3_column_int64(s, 3));
     c.name_id.push_back(int_or(s, 4, kNoString));
+    if (options.timeline) c.event_class.push_back(sqlite3_column_int64(s, 5));
   }
   if (rc != SQLITE_DONE) return loader.fail(kTable);
   return Ok{};
@@ -121,69 +119,105 @@ Status load_runtime(Loader& loader, GpuTables& out) {
 
 Status load_kernels(Loader& loader, GpuTables& out, const GpuLoadOptions& options) {
   static constexpr const char* kTable = "CUPTI_ACTIVITY_KIND_KERNEL";
-  auto have = loader.columns(kTable);
-  if (!have) return have.error();
-  if (!have->count("demangledName")) {
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
+  if (!have.count("demangledName")) {
     return make_error(
         fmt::format("{}: table {} has no column demangledName", loader.name(), kTable));
   }
   // nsys falls back to the demangled name where the mangled one is missing,
   // per row and for exports older than the mangledName column.
   std::string name = "demangledName";
-  if (options.kernel_names == KernelNameKind::kBase && have->count("shortName")) {
+  if (options.kernel_names == KernelNameKind::kBase && have.count("shortName")) {
     name = "shortName";
   }
-  if (options.kernel_names == KernelNameKind::kMangled && have->count("mangledName")) {
+  if (options.kernel_names == KernelNameKind::kMangled && have.count("mangledName")) {
     name = "coalesce(mangledName, demangledName)";
   }
   static constexpr Wanted kTimes[] = {{"start", true}, {"end", true}};
   static constexpr Wanted kLinks[] = {
       {"deviceId", false}, {"correlationId", false}, {"globalPid", false}};
-  auto times = select_list(*have, kTimes, loader.name(), kTable);
-  if (!times) return times.error();
-  std::string list = *times + ", " + name;
-  if (options.kernel_links) {
-    auto links = select_list(*have, kLinks, loader.name(), kTable);
-    if (!links) return links.error();
-    list += ", " + *links;
+  static constexpr Wanted kLaunch[] = {{"streamId", false},
+                                       {"gridX", false},
+                                       {"gridY", false},
+                                       {"gridZ", false},
+                                       {"blockX", false},
+                                       {"blockY", false},
+                                       {"blockZ", false},
+                                       {"registersPerThread", false},
+                                       {"staticSharedMemory", false},
+                                       {"dynamicSharedMemory", false}};
+  const bool links = options.kernel_links || options.timeline;
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kTimes, loader.name(), kTable));
+  list += ", " + name;
+  if (links) {
+    STRATA_ASSIGN_OR_RETURN(auto more, select_list(have, kLinks, loader.name(), kTable));
+    list += ", " + more;
   }
-  auto stmt = loader.prepare(fmt::format("SELECT {} FROM {}", list, kTable), kTable);
-  if (!stmt) return stmt.error();
+  if (options.timeline) {
+    STRATA_ASSIGN_OR_RETURN(auto more, select_list(have, kLaunch, loader.name(), kTable));
+    list += ", " + more;
+  }
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT {} FROM {}", list, kTable), kTable));
   auto& c = out.kernels;
-  sqlite3_stmt* s = stmt->get();
+  auto& l = c.launch;
+  sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     c.start.push_back(sqlite3_column_int64(s, 0));
     c.end.push_back(sqlite3_column_int64(s, 1));
     c.name_id.push_back(int_or(s, 2, kNoString));
-    if (options.kernel_links) {
+    if (links) {
       c.device_id.push_back(sqlite3_column_int64(s, 3));
       c.correlation_id.push_back(sqlite3_column_int64(s, 4));
       c.global_pid.push_back(sqlite3_column_int64(s, 5));
+    }
+    if (options.timeline) {
+      l.stream_id.push_back(sqlite3_column_int64(s, 6));
+      auto& grid = l.grid.emplace_back();
+      auto& block = l.block.emplace_back();
+      for (int i = 0; i < 3; ++i) {
+        grid[static_cast<size_t>(i)] = sqlite3_column_int64(s, 7 + i);
+        block[static_cast<size_t>(i)] = sqlite3_column_int64(s, 10 + i);
+      }
+      l.registers_per_thread.push_back(sqlite3_column_int64(s, 13));
+      l.static_shared_memory.push_back(sqlite3_column_int64(s, 14));
+      l.dynamic_shared_memory.push_back(sqlite3_column_int64(s, 15));
     }
   }
   if (rc != SQLITE_DONE) return loader.fail(kTable);
   return Ok{};
 }
 
-Status load_mem_ops(Loader& loader, const char* table, bool memcpy, MemOpColumns& c) {
-  auto have = loader.columns(table);
-  if (!have) return have.error();
-  static constexpr Wanted kMemcpy[] = {
-      {"start", true}, {"end", true}, {"bytes", true}, {"copyKind", true}};
-  static constexpr Wanted kMemset[] = {{"start", true}, {"end", true}, {"bytes", true}};
-  auto list = memcpy ? select_list(*have, kMemcpy, loader.name(), table)
-                     : select_list(*have, kMemset, loader.name(), table);
-  if (!list) return list.error();
-  auto stmt = loader.prepare(fmt::format("SELECT {} FROM {}", *list, table), table);
-  if (!stmt) return stmt.error();
-  sqlite3_stmt* s = stmt->get();
+Status load_mem_ops(Loader& loader, const char* table, bool memcpy, bool timeline,
+                    MemOpColumns& c) {
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(table));
+  // The summaries cannot do without bytes and copyKind; a timeline draws the
+  // row without them.
+  std::vector<Wanted> wanted = {{"start", true}, {"end", true}, {"bytes", !timeline}};
+  if (memcpy) wanted.push_back({"copyKind", !timeline});
+  const int links = static_cast<int>(wanted.size());
+  if (timeline) {
+    for (const char* column : {"globalPid", "deviceId", "streamId", "correlationId"}) {
+      wanted.push_back({column, false});
+    }
+  }
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, wanted, loader.name(), table));
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT {} FROM {}", list, table), table));
+  sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     c.start.push_back(sqlite3_column_int64(s, 0));
     c.end.push_back(sqlite3_column_int64(s, 1));
     c.bytes.push_back(sqlite3_column_int64(s, 2));
     if (memcpy) c.copy_kind.push_back(sqlite3_column_int64(s, 3));
+    if (timeline) {
+      c.global_pid.push_back(sqlite3_column_int64(s, links));
+      c.device_id.push_back(sqlite3_column_int64(s, links + 1));
+      c.stream_id.push_back(sqlite3_column_int64(s, links + 2));
+      c.correlation_id.push_back(sqlite3_column_int64(s, links + 3));
+    }
   }
   if (rc != SQLITE_DONE) return loader.fail(table);
   return Ok{};
@@ -191,14 +225,14 @@ Status load_mem_ops(Loader& loader, const char* table, bool memcpy, MemOpColumns
 
 Status load_memcpy_labels(Loader& loader, GpuTables& out) {
   static constexpr const char* kTable = "ENUM_CUDA_MEMCPY_OPER";
-  auto stmt = loader.prepare(fmt::format("SELECT id, label FROM {}", kTable), kTable);
-  if (!stmt) return stmt.error();
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT id, label FROM {}", kTable), kTable));
   int rc;
-  while ((rc = stmt->step()) == SQLITE_ROW) {
+  while ((rc = stmt.step()) == SQLITE_ROW) {
     // A NULL label makes nsys's '[CUDA memcpy ' || label || ']' NULL; such
     // kinds are left out like kinds missing from the enum.
-    if (stmt->column_null(1)) continue;
-    out.memcpy_labels[stmt->column_int(0)] = stmt->column_text(1);
+    if (stmt.column_null(1)) continue;
+    out.memcpy_labels[stmt.column_int(0)] = stmt.column_text(1);
   }
   if (rc != SQLITE_DONE) return loader.fail(kTable);
   return Ok{};
@@ -206,21 +240,19 @@ Status load_memcpy_labels(Loader& loader, GpuTables& out) {
 
 Status load_nvtx(Loader& loader, GpuTables& out) {
   static constexpr const char* kTable = "NVTX_EVENTS";
-  auto have = loader.columns(kTable);
-  if (!have) return have.error();
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
   static constexpr Wanted kWanted[] = {
       {"start", true},     {"end", false},    {"eventType", true}, {"globalTid", false},
       {"domainId", false}, {"textId", false}, {"text", false}};
-  auto list = select_list(*have, kWanted, loader.name(), kTable);
-  if (!list) return list.error();
-  auto stmt =
-      loader.prepare(fmt::format("SELECT {} FROM {} WHERE eventType IN ({}, {}, {}, {}, {})", *list,
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kWanted, loader.name(), kTable));
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      loader.prepare(fmt::format("SELECT {} FROM {} WHERE eventType IN ({}, {}, {}, {}, {})", list,
                                  kTable, kNvtxPushPopRange, kNvtxStartEndRange, kNvtxtPushPopRange,
                                  kNvtxtStartEndRange, kNvtxDomainCreate),
-                     kTable);
-  if (!stmt) return stmt.error();
+                     kTable));
   auto& c = out.nvtx;
-  sqlite3_stmt* s = stmt->get();
+  sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     c.start.push_back(sqlite3_column_int64(s, 0));
@@ -242,12 +274,51 @@ Status load_nvtx(Loader& loader, GpuTables& out) {
 
   // nsys closes a range without an end at the last timestamp of the table,
   // all event types included.
-  std::string ends = have->count("end") ? "max(\"end\")" : "NULL";
-  auto bounds = loader.prepare(fmt::format("SELECT max(start), {} FROM {}", ends, kTable), kTable);
-  if (!bounds) return bounds.error();
-  rc = bounds->step();
+  std::string ends = have.count("end") ? "max(\"end\")" : "NULL";
+  STRATA_ASSIGN_OR_RETURN(
+      auto bounds,
+      loader.prepare(fmt::format("SELECT max(start), {} FROM {}", ends, kTable), kTable));
+  rc = bounds.step();
   if (rc != SQLITE_ROW) return loader.fail(kTable);
-  c.max_timestamp = std::max(bounds->column_int(0), bounds->column_int(1));
+  c.max_timestamp = std::max(bounds.column_int(0), bounds.column_int(1));
+  for (int i = 0; i < 2; ++i) {
+    if (!bounds.column_null(i)) c.last_timestamp = std::max(c.last_timestamp, bounds.column_int(i));
+  }
+  return Ok{};
+}
+
+Status load_thread_names(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "ThreadNames";
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
+  static constexpr Wanted kWanted[] = {{"nameId", true}, {"globalTid", true}, {"priority", false}};
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kWanted, loader.name(), kTable));
+  // A renamed thread has several rows; the highest priority, then the last
+  // row, wins.
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      loader.prepare(
+          fmt::format("SELECT {} FROM {} ORDER BY coalesce(priority, 0), rowid", list, kTable),
+          kTable));
+  int rc;
+  while ((rc = stmt.step()) == SQLITE_ROW) {
+    out.thread_name_ids[stmt.column_int(1)] = stmt.column_null(0) ? kNoString : stmt.column_int(0);
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+  return Ok{};
+}
+
+Status load_process_names(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "PROCESSES";
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
+  static constexpr Wanted kWanted[] = {{"globalPid", true}, {"name", false}};
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kWanted, loader.name(), kTable));
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT {} FROM {}", list, kTable), kTable));
+  int rc;
+  while ((rc = stmt.step()) == SQLITE_ROW) {
+    out.process_names[stmt.column_int(0)] = stmt.column_text(1);
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
   return Ok{};
 }
 
@@ -257,6 +328,9 @@ Status load_strings(Loader& loader, GpuTables& out) {
     for (int64_t id : *ids) {
       if (id != kNoString) wanted.insert(id);
     }
+  }
+  for (const auto& [tid, id] : out.thread_name_ids) {
+    if (id != kNoString) wanted.insert(id);
   }
   if (wanted.empty() || !out.has_string_ids) return Ok{};
   static constexpr const char* kTable = "StringIds";
@@ -268,21 +342,20 @@ Status load_strings(Loader& loader, GpuTables& out) {
                         text == nullptr ? "" : std::string(text, static_cast<size_t>(bytes)));
   };
   if (wanted.size() <= kStringLookupLimit) {
-    auto stmt = loader.prepare("SELECT id, value FROM StringIds WHERE id = ?", kTable);
-    if (!stmt) return stmt.error();
+    STRATA_ASSIGN_OR_RETURN(auto stmt,
+                            loader.prepare("SELECT id, value FROM StringIds WHERE id = ?", kTable));
     for (int64_t id : wanted) {
-      stmt->bind(1, id);
+      stmt.bind(1, id);
       int rc;
-      while ((rc = stmt->step()) == SQLITE_ROW) {
-        if (!out.strings.count(id)) keep(stmt->get());
+      while ((rc = stmt.step()) == SQLITE_ROW) {
+        if (!out.strings.count(id)) keep(stmt.get());
       }
       if (rc != SQLITE_DONE) return loader.fail(kTable);
-      stmt->reset();
+      stmt.reset();
     }
   } else {
-    auto stmt = loader.prepare("SELECT id, value FROM StringIds", kTable);
-    if (!stmt) return stmt.error();
-    sqlite3_stmt* s = stmt->get();
+    STRATA_ASSIGN_OR_RETURN(auto stmt, loader.prepare("SELECT id, value FROM StringIds", kTable));
+    sqlite3_stmt* s = stmt.get();
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
       int64_t id = sqlite3_column_int64(s, 0);
@@ -316,36 +389,44 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                {"CUPTI_ACTIVITY_KIND_MEMCPY", &out.has_memcpy},
                                {"ENUM_CUDA_MEMCPY_OPER", &out.has_memcpy_enum},
                                {"CUPTI_ACTIVITY_KIND_MEMSET", &out.has_memset},
-                               {"NVTX_EVENTS", &out.has_nvtx}};
+                               {"NVTX_EVENTS", &out.has_nvtx},
+                               {"ThreadNames", &out.has_thread_names},
+                               {"PROCESSES", &out.has_processes}};
   for (const auto& p : presence) {
-    auto has = loader.has_table(p.table);
-    if (!has) return has.error();
-    *p.flag = *has;
+    STRATA_ASSIGN_OR_RETURN(*p.flag, loader.has_table(p.table));
   }
 
   const unsigned t = options.tables;
-  if ((t & kRuntimeTable) && out.has_runtime) {
-    if (auto st = load_runtime(loader, out); !st) return st.error();
-  }
-  if ((t & kKernelTable) && out.has_kernels) {
-    if (auto st = load_kernels(loader, out, options); !st) return st.error();
-  }
+  if ((t & kRuntimeTable) && out.has_runtime) STRATA_TRY(load_runtime(loader, out, options));
+  if ((t & kKernelTable) && out.has_kernels) STRATA_TRY(load_kernels(loader, out, options));
   if ((t & kMemcpyTable) && out.has_memcpy) {
-    auto st = load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMCPY", true, out.memcpy);
-    if (!st) return st.error();
-    if (out.has_memcpy_enum) {
-      if (auto labels = load_memcpy_labels(loader, out); !labels) return labels.error();
-    }
+    STRATA_TRY(
+        load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMCPY", true, options.timeline, out.memcpy));
+    if (out.has_memcpy_enum) STRATA_TRY(load_memcpy_labels(loader, out));
   }
   if ((t & kMemsetTable) && out.has_memset) {
-    auto st = load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMSET", false, out.memset);
-    if (!st) return st.error();
+    STRATA_TRY(
+        load_mem_ops(loader, "CUPTI_ACTIVITY_KIND_MEMSET", false, options.timeline, out.memset));
   }
-  if ((t & kNvtxTable) && out.has_nvtx) {
-    if (auto st = load_nvtx(loader, out); !st) return st.error();
+  if ((t & kNvtxTable) && out.has_nvtx) STRATA_TRY(load_nvtx(loader, out));
+  if (options.timeline) {
+    if (out.has_thread_names) STRATA_TRY(load_thread_names(loader, out));
+    if (out.has_processes) STRATA_TRY(load_process_names(loader, out));
   }
-  if (auto st = load_strings(loader, out); !st) return st.error();
+  STRATA_TRY(load_strings(loader, out));
   return out;
+}
+
+bool has_cuda_data(const TraceReader& reader) {
+  auto tables = reader.tables();
+  if (!tables) return false;
+  for (const auto& t : *tables) {
+    if ((t.name == "CUPTI_ACTIVITY_KIND_RUNTIME" || t.name == "CUPTI_ACTIVITY_KIND_KERNEL") &&
+        t.rows > 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace strata::store

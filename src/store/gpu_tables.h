@@ -12,12 +12,14 @@
 // from the thread that owns that connection. The result is a plain value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
+#include "store/trace_db.h"
 
 struct sqlite3;
 
@@ -38,7 +40,21 @@ struct RuntimeColumns {
   std::vector<int64_t> global_tid;      // 0 where NULL
   std::vector<int64_t> correlation_id;  // 0 where NULL
   std::vector<int64_t> name_id;
+  // Empty unless loaded with GpuLoadOptions::timeline: eventClass
+  // (ENUM_NSYS_EVENT_CLASS: 0 runtime, 1 driver; 0 where NULL).
+  std::vector<int64_t> event_class;
   size_t size() const { return start.size(); }
+};
+
+// The launch configuration of kernels, for a timeline's slice arguments; 0
+// where NULL.
+struct KernelLaunchColumns {
+  std::vector<int64_t> stream_id;
+  std::vector<std::array<int64_t, 3>> grid;
+  std::vector<std::array<int64_t, 3>> block;
+  std::vector<int64_t> registers_per_thread;
+  std::vector<int64_t> static_shared_memory;
+  std::vector<int64_t> dynamic_shared_memory;
 };
 
 // CUPTI_ACTIVITY_KIND_KERNEL.
@@ -50,6 +66,7 @@ struct KernelColumns {
   std::vector<int64_t> device_id;
   std::vector<int64_t> correlation_id;  // 0 where NULL
   std::vector<int64_t> global_pid;      // 0 where NULL
+  KernelLaunchColumns launch;           // empty unless loaded with GpuLoadOptions::timeline
   size_t size() const { return start.size(); }
 };
 
@@ -60,6 +77,11 @@ struct MemOpColumns {
   std::vector<int64_t> end;
   std::vector<int64_t> bytes;
   std::vector<int64_t> copy_kind;  // ENUM_CUDA_MEMCPY_OPER id
+  // Empty unless loaded with GpuLoadOptions::timeline; 0 where NULL.
+  std::vector<int64_t> global_pid;
+  std::vector<int64_t> device_id;
+  std::vector<int64_t> stream_id;
+  std::vector<int64_t> correlation_id;
   size_t size() const { return start.size(); }
 };
 
@@ -74,6 +96,9 @@ struct NvtxColumns {
   std::vector<int32_t> text_index;  // into `texts`, -1 where the row has no text
   std::vector<std::string> texts;   // NVTX_EVENTS.text of the rows that have one
   int64_t max_timestamp = 0;        // max of all starts and ends in NVTX_EVENTS, for open ranges
+  // The same maximum with NULL ends left out rather than read as 0 (the
+  // Chrome export's rule); INT64_MIN for an empty table.
+  int64_t last_timestamp = INT64_MIN;
   static constexpr int64_t kNoEnd = INT64_MIN;
   size_t size() const { return start.size(); }
 };
@@ -101,6 +126,11 @@ struct GpuLoadOptions {
   // reports (cuda_kern_exec_sum, the op table) use; without them the kernel
   // load reads three columns instead of six.
   bool kernel_links = true;
+  // Everything a timeline draws (the Chrome export): runtime eventClass,
+  // kernel streams and launch configuration, the streams and links of
+  // copies and memsets, thread and process names. Implies kernel_links;
+  // copies' bytes and copyKind become optional (NULL reads as 0).
+  bool timeline = false;
 };
 
 struct GpuTables {
@@ -114,6 +144,8 @@ struct GpuTables {
   bool has_memcpy_enum = false;  // ENUM_CUDA_MEMCPY_OPER
   bool has_memset = false;
   bool has_nvtx = false;
+  bool has_thread_names = false;  // ThreadNames
+  bool has_processes = false;     // PROCESSES
 
   RuntimeColumns runtime;
   KernelColumns kernels;
@@ -121,6 +153,12 @@ struct GpuTables {
   MemOpColumns memset;
   NvtxColumns nvtx;
   KernelNameKind kernel_names = KernelNameKind::kDemangled;
+
+  // Loaded with GpuLoadOptions::timeline: ThreadNames' nameId per globalTid
+  // (the highest priority, then the last row, of a renamed thread) and
+  // PROCESSES' name per globalPid ("" where NULL).
+  std::unordered_map<int64_t, int64_t> thread_name_ids;
+  std::unordered_map<int64_t, std::string> process_names;
 
   // ENUM_CUDA_MEMCPY_OPER id -> label ("Host-to-Device", ...).
   std::unordered_map<int64_t, std::string> memcpy_labels;
@@ -142,5 +180,10 @@ struct GpuTables {
 // connection's mmap_size is restored before returning).
 Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                   const GpuLoadOptions& options = {});
+
+// Whether the trace holds any CUDA trace rows (runtime calls or kernels):
+// what decides that `strata report` prints the GPU summaries by default.
+// False where the table list cannot be read.
+bool has_cuda_data(const TraceReader& reader);
 
 }  // namespace strata::store

@@ -9,51 +9,54 @@ namespace strata::store {
 
 Status write_profiled_launch(TraceWriter& writer, const ProfiledLaunch& launch) {
   std::string name = printable(writer.path());
-  auto stmt = sql::Statement::prepare(
-      writer.handle(),
-      "INSERT INTO strata_kernel_metrics (pid, device, correlation_id, invocation, kernel_name, "
-      "status, start_ns, end_ns, metric, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      name);
-  if (!stmt) return stmt.error();
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      sql::Statement::prepare(
+          writer.handle(),
+          "INSERT INTO strata_kernel_metrics (pid, device, correlation_id, invocation, "
+          "kernel_name, "
+          "status, start_ns, end_ns, metric, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          name));
   auto insert = [&](const std::pair<std::string, double>* metric) -> Status {
-    stmt->bind(1, launch.pid);
-    stmt->bind(2, launch.device);
-    stmt->bind(3, launch.correlation_id);
-    stmt->bind(4, launch.invocation);
-    stmt->bind(5, std::string_view(launch.kernel_name));
-    stmt->bind(6, launch.status);
-    stmt->bind(7, launch.start_ns);
-    stmt->bind(8, launch.end_ns);
+    stmt.bind(1, launch.pid);
+    stmt.bind(2, launch.device);
+    stmt.bind(3, launch.correlation_id);
+    stmt.bind(4, launch.invocation);
+    stmt.bind(5, std::string_view(launch.kernel_name));
+    stmt.bind(6, launch.status);
+    stmt.bind(7, launch.start_ns);
+    stmt.bind(8, launch.end_ns);
     if (metric) {
-      stmt->bind(9, std::string_view(metric->first));
-      stmt->bind(10, metric->second);
+      stmt.bind(9, std::string_view(metric->first));
+      stmt.bind(10, metric->second);
     } else {
-      stmt->bind_null(9);
-      stmt->bind_null(10);
+      stmt.bind_null(9);
+      stmt.bind_null(10);
     }
-    if (stmt->step() != SQLITE_DONE) return sql::error(writer.handle(), name);
-    stmt->reset();
+    if (stmt.step() != SQLITE_DONE) return sql::error(writer.handle(), name);
+    stmt.reset();
     return Ok{};
   };
   if (launch.metrics.empty()) return insert(nullptr);
   for (const auto& metric : launch.metrics) {
-    if (auto st = insert(&metric); !st) return st;
+    STRATA_TRY(insert(&metric));
   }
   return Ok{};
 }
 
 Status write_kernels_seen(TraceWriter& writer, const std::vector<KernelSeenRow>& rows) {
   std::string name = printable(writer.path());
-  auto stmt = sql::Statement::prepare(
-      writer.handle(),
-      "INSERT INTO strata_kernels_seen (pid, kernel_name, launches) VALUES (?, ?, ?)", name);
-  if (!stmt) return stmt.error();
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      sql::Statement::prepare(
+          writer.handle(),
+          "INSERT INTO strata_kernels_seen (pid, kernel_name, launches) VALUES (?, ?, ?)", name));
   for (const KernelSeenRow& row : rows) {
-    stmt->bind(1, row.pid);
-    stmt->bind(2, std::string_view(row.kernel_name));
-    stmt->bind(3, row.launches);
-    if (stmt->step() != SQLITE_DONE) return sql::error(writer.handle(), name);
-    stmt->reset();
+    stmt.bind(1, row.pid);
+    stmt.bind(2, std::string_view(row.kernel_name));
+    stmt.bind(3, row.launches);
+    if (stmt.step() != SQLITE_DONE) return sql::error(writer.handle(), name);
+    stmt.reset();
   }
   return Ok{};
 }
@@ -67,9 +70,8 @@ template <typename OnRow>
 Status for_each_row(const TraceReader& reader, const char* table, const char* select,
                     OnRow&& on_row) {
   std::string name = printable(reader.path());
-  auto exists = sql::table_exists(reader.handle(), table, name);
-  if (!exists) return exists.error();
-  if (!*exists) return Ok{};
+  STRATA_ASSIGN_OR_RETURN(auto exists, sql::table_exists(reader.handle(), table, name));
+  if (!exists) return Ok{};
   auto stmt = sql::Statement::prepare(reader.handle(), select, name);
   if (!stmt) return make_error(fmt::format("{}: {}: {}", name, table, stmt.error().message));
   int rc;
@@ -130,6 +132,14 @@ Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader) 
       });
   if (!read) return read.error();
   return rows;
+}
+
+bool has_kernel_profiles(const TraceReader& reader) {
+  auto exists = sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
+  if (!exists || !*exists) return false;
+  auto stmt = sql::Statement::prepare(reader.handle(),
+                                      "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
+  return stmt && stmt->step() == SQLITE_ROW;
 }
 
 }  // namespace strata::store

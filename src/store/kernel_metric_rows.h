@@ -44,4 +44,8 @@ Result<std::vector<ProfiledLaunch>> read_profiled_launches(const TraceReader& re
 // Rows summed over processes per kernel name, most launches first (ties by name).
 Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader);
 
+// Whether the trace has any strata_kernel_metrics row; false for a file
+// without the table and for one that cannot be read.
+bool has_kernel_profiles(const TraceReader& reader);
+
 }  // namespace strata::store

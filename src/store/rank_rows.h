@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::store {
@@ -39,5 +40,18 @@ Status write_rank_row(TraceWriter& writer, const RankRow& row);
 // the table existed and for Nsight Systems exports. Malformed variables JSON
 // reads as no variables.
 Result<std::vector<RankRow>> read_rank_rows(const TraceReader& reader);
+
+// What a multi-rank report reads from one rank's file.
+struct RankFile {
+  std::string source;          // the file, printable
+  std::string host;            // strata_run.host; "" when the run is not recorded
+  std::optional<RankRow> row;  // the row that describes the file; nullopt: none
+  GpuTables gpu;               // kernels (with device ids and links), memcpys, memsets
+};
+
+// Opens `path` and reads its RankFile. A row for the whole command (strata
+// ran inside the rank) wins over per-process rows, else the first row. The
+// error is one line naming the file.
+Result<RankFile> load_rank_file(const std::string& path);
 
 }  // namespace strata::store

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include "cli_runner.h"
+#include "export/registry.h"
+#include "report/registry.h"
 
 namespace strata::testing {
 namespace {
@@ -108,6 +110,52 @@ TEST(NsysCompat, DefaultReportsAreTheStatsSet) {
   }
   // The seed's reading: one small gemm per iteration, a sync after each.
   EXPECT_NE(r.out.find("129"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strata::testing
+
+// The names of report/registry.h are what the CLI accepts: each one prints its
+// report, and anything else is refused with the registry's list.
+namespace strata::testing {
+namespace {
+
+TEST(ReportRegistryCli, EveryRegisteredGpuReportIsAccepted) {
+  ScratchDir dir;
+  for (const auto& name : report::report_names(report::ReportInput::kGpuTables)) {
+    auto r =
+        run_strata("report '" + kDir + "/gpu_matmul_slow.sqlite' --report " + name, dir.path());
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("(" + name + "):"), std::string::npos) << name << ": " << r.out;
+  }
+}
+
+TEST(ReportRegistryCli, UnknownReportIsRefusedWithTheKnownList) {
+  ScratchDir dir;
+  for (const char* name : {"cuda_nope", "rank_sum", "Nvtx_sum"}) {
+    auto r =
+        run_strata("report '" + kDir + "/gpu_matmul_slow.sqlite' --report " + name, dir.path());
+    EXPECT_EQ(r.status, 2) << name;
+    EXPECT_EQ(r.err, "strata: unknown --report '" + std::string(name) + "' (known: " +
+                         report::known_reports(report::ReportInput::kGpuTables) + ")\n");
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(ExportRegistryCli, EveryRegisteredFormatIsAcceptedAndOthersRefused) {
+  ScratchDir dir;
+  for (const auto& e : exporter::export_registry()) {
+    std::string file = e.input == exporter::ExportInput::kCpuProfile
+                           ? STRATA_TEST_DATA "/cpu-cpu_hotspot-slow/trace.sqlite"
+                           : kDir + "/gpu_matmul_slow.sqlite";
+    auto r = run_strata("export '" + file + "' --format " + e.name + " -o -", dir.path());
+    EXPECT_EQ(r.status, 0) << e.name << ": " << r.err;
+    EXPECT_FALSE(r.out.empty()) << e.name;
+  }
+  auto r = run_strata("export '" + kDir + "/gpu_matmul_slow.sqlite' --format xml -o -", dir.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err,
+            "strata: unknown export --format 'xml' (use " + exporter::export_names() + ")\n");
 }
 
 }  // namespace

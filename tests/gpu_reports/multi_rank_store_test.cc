@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/multi_rank.h"
+#include "analysis/rank_input.h"
 #include "rank_trace_writer.h"
 #include "report/multi_rank_report.h"
 #include "store/gpu_tables.h"
@@ -17,29 +18,72 @@ namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
+// As `strata report a b` loads each file.
 analysis::RankInput load(const std::string& path) {
-  auto reader = store::TraceReader::open(path);
-  EXPECT_TRUE(reader.ok()) << reader.error().message;
-  analysis::RankInput in;
-  in.source = path;
-  if (auto run = reader->run()) in.host = run->host;
-  auto rows = store::read_rank_rows(*reader);
-  EXPECT_TRUE(rows.ok()) << rows.error().message;
-  if (!rows->empty()) {
-    const auto& r = rows->front();
-    in.rank = r.rank;
-    in.local_rank = r.local_rank;
-    in.world_size = r.world_size;
-    in.boot_id = r.boot_id;
-    in.job_id = r.job_id;
-    in.clock = analysis::ClockPair{r.clock_monotonic_ns, r.clock_realtime_ns, r.clock_error_ns};
+  auto file = store::load_rank_file(path);
+  EXPECT_TRUE(file.ok()) << file.error().message;
+  return analysis::rank_input(file.ok() ? std::move(file).value() : store::RankFile{});
+}
+
+TEST(MultiRankStore, LoadRankFileReadsHostRowAndKernels) {
+  testing::ScratchDir dir;
+  std::string path = dir.file("t.sqlite");
+  testing::SyntheticRank s;
+  s.rank = 3;
+  s.world_size = 4;
+  s.kernels.push_back({"k", 10, 20, 0});
+  testing::write_rank_trace(path, s);
+  auto file = store::load_rank_file(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_EQ(file->host, "node0");
+  ASSERT_TRUE(file->row);
+  EXPECT_EQ(file->row->rank, 3);
+  EXPECT_EQ(file->gpu.kernels.size(), 1u);
+  EXPECT_EQ(file->gpu.kernels.device_id.size(), 1u);  // loaded with links
+  auto in = analysis::rank_input(std::move(file).value());
+  EXPECT_EQ(in.rank, 3);
+  EXPECT_EQ(in.world_size, 4);
+  EXPECT_EQ(in.launcher, "torchrun");
+  EXPECT_EQ(in.boot_id, "0b0b0b0b-boot");
+  ASSERT_TRUE(in.clock);
+  EXPECT_EQ(in.clock->error_ns, 40);
+  EXPECT_EQ(in.gpu.kernels.size(), 1u);
+
+  auto missing = store::load_rank_file(dir.file("none.sqlite"));
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST(MultiRankStore, LoadRankFilePrefersTheWholeCommandsRow) {
+  testing::ScratchDir dir;
+  std::string path = dir.file("t.sqlite");
+  {
+    auto writer = store::TraceWriter::create(path, true);
+    ASSERT_TRUE(writer.ok()) << writer.error().message;
+    store::RankRow process;  // one process of the command, first in the file
+    process.global_pid = int64_t{7} << 24;
+    process.rank = 1;
+    ASSERT_TRUE(store::write_rank_row(*writer, process).ok());
+    store::RankRow whole;  // strata ran inside the rank: the whole command
+    whole.rank = 2;
+    ASSERT_TRUE(store::write_rank_row(*writer, whole).ok());
+    ASSERT_TRUE(writer->commit().ok());
   }
-  store::GpuLoadOptions options;
-  options.tables = store::kKernelTable | store::kMemcpyTable | store::kMemsetTable;
-  auto gpu = store::load_gpu_tables(reader->handle(), path, options);
-  EXPECT_TRUE(gpu.ok()) << gpu.error().message;
-  in.gpu = std::move(gpu).value();
-  return in;
+  auto file = store::load_rank_file(path);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ASSERT_TRUE(file->row);
+  EXPECT_EQ(file->row->rank, 2);
+  EXPECT_EQ(file->host, "");  // no run recorded
+}
+
+TEST(MultiRankStore, RankInputOfAFileWithoutRowsKnowsNoRank) {
+  store::RankFile file;
+  file.source = "x.sqlite";
+  file.host = "h";
+  auto in = analysis::rank_input(std::move(file));
+  EXPECT_EQ(in.source, "x.sqlite");
+  EXPECT_EQ(in.host, "h");
+  EXPECT_FALSE(in.rank);
+  EXPECT_FALSE(in.clock);
 }
 
 TEST(MultiRankStore, RankRowRoundTrips) {

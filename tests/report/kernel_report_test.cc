@@ -281,3 +281,22 @@ TEST(KernelReport, StatusNamesCoverTheAgentsPrivilegeAndDeviceErrors) {
 
 }  // namespace
 }  // namespace strata::report
+
+namespace strata::report {
+namespace {
+
+TEST(KernelReport, AnalyzeProfiledLaunchesKeepsOrderAndEachAnalysis) {
+  auto second = anchor_launch();
+  second.invocation = 9;
+  auto profiles = analysis::analyze_profiled_launches({anchor_launch(), second});
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[0].launch.invocation, 3);
+  EXPECT_EQ(profiles[1].launch.invocation, 9);
+  EXPECT_EQ(render_kernel_profiles({profiles[0]}, all_kernel_sections(), Format::kCsv),
+            render_kernel_profiles({analysis::analyze_profiled_launch(anchor_launch())},
+                                   all_kernel_sections(), Format::kCsv));
+  EXPECT_TRUE(analysis::analyze_profiled_launches({}).empty());
+}
+
+}  // namespace
+}  // namespace strata::report
