@@ -32,11 +32,7 @@ struct RuntimeRow {
   int64_t return_value = 0;
 };
 
-struct MemcpyRow {
-  int64_t start = 0, end = 0;
-  int64_t device_id = 0, context_id = 0, stream_id = 0;
-  int64_t correlation_id = 0;
-  int64_t global_pid = 0;
+struct MemcpyRow : store::GpuActivityColumns {
   int64_t bytes = 0;
   int64_t copy_kind = 0;               // ENUM_CUDA_MEMCPY_OPER
   int64_t src_kind = 0, dst_kind = 0;  // ENUM_CUDA_MEM_KIND
@@ -46,21 +42,13 @@ struct MemcpyRow {
   int64_t copy_count = 1;
 };
 
-struct MemsetRow {
-  int64_t start = 0, end = 0;
-  int64_t device_id = 0, context_id = 0, stream_id = 0;
-  int64_t correlation_id = 0;
-  int64_t global_pid = 0;
+struct MemsetRow : store::GpuActivityColumns {
   int64_t value = 0, bytes = 0;
   std::optional<int64_t> graph_node_id;
   int64_t mem_kind = 7;  // ENUM_CUDA_MEM_KIND (7 unknown)
 };
 
-struct SyncRow {
-  int64_t start = 0, end = 0;
-  int64_t device_id = 0, context_id = 0, stream_id = 0;
-  int64_t correlation_id = 0;
-  int64_t global_pid = 0;
+struct SyncRow : store::GpuActivityColumns {
   int64_t sync_type = 0;  // ENUM_CUPTI_SYNC_TYPE
   int64_t event_id = 0;
   std::optional<int64_t> event_sync_id;

@@ -351,10 +351,11 @@ Status Ingester::kernel_metrics(const format::KernelMetrics& decoded, Spool& spo
   return store::write_profiled_launch(writer_, launch);
 }
 
-// The columns host-device copies (MEMCPY) and peer copies (MEMCPY2) share.
+// The leading columns of a kernel, memcpy or memset row, which CUPTI's
+// records of those kinds carry under the same names. (A synchronization
+// record has no deviceId, and its stream needs a fix: it fills its own.)
 template <class Record>
-MemcpyRow memcpy_row(const Record& r, int64_t global_pid) {
-  MemcpyRow row;
+void set_activity_columns(const Record& r, int64_t global_pid, store::GpuActivityColumns& row) {
   row.start = static_cast<int64_t>(r.start);
   row.end = static_cast<int64_t>(r.end);
   row.device_id = r.deviceId;
@@ -362,6 +363,13 @@ MemcpyRow memcpy_row(const Record& r, int64_t global_pid) {
   row.stream_id = r.streamId;
   row.correlation_id = r.correlationId;
   row.global_pid = global_pid;
+}
+
+// The columns host-device copies (MEMCPY) and peer copies (MEMCPY2) share.
+template <class Record>
+MemcpyRow memcpy_row(const Record& r, int64_t global_pid) {
+  MemcpyRow row;
+  set_activity_columns(r, global_pid, row);
   row.bytes = static_cast<int64_t>(r.bytes);
   row.copy_kind = nsys_copy_kind(r.copyKind);
   row.src_kind = nsys_mem_kind(r.srcKind);
@@ -434,13 +442,7 @@ Status Ingester::kernel(Spool& spool, const std::byte* at) {
       KernelNameIds names,
       kernel_name(spool, string_field(at, offsetof(CUpti_ActivityKernel10, name))));
   store::KernelRow row;
-  row.start = static_cast<int64_t>(r.start);
-  row.end = static_cast<int64_t>(r.end);
-  row.device_id = r.deviceId;
-  row.context_id = r.contextId;
-  row.stream_id = r.streamId;
-  row.correlation_id = r.correlationId;
-  row.global_pid = spool.global_pid;
+  set_activity_columns(r, spool.global_pid, row);
   row.demangled_name = names.demangled;
   row.short_name = names.base;
   row.mangled_name = names.mangled;
@@ -487,13 +489,7 @@ Status Ingester::peer_memcpy(Spool& spool, const std::byte* at) {
 Status Ingester::memory_set(Spool& spool, const std::byte* at) {
   auto r = load_record<CUpti_ActivityMemset4>(at);
   MemsetRow row;
-  row.start = static_cast<int64_t>(r.start);
-  row.end = static_cast<int64_t>(r.end);
-  row.device_id = r.deviceId;
-  row.context_id = r.contextId;
-  row.stream_id = r.streamId;
-  row.correlation_id = r.correlationId;
-  row.global_pid = spool.global_pid;
+  set_activity_columns(r, spool.global_pid, row);
   row.value = r.value;
   row.bytes = static_cast<int64_t>(r.bytes);
   if (r.graphNodeId != 0) row.graph_node_id = static_cast<int64_t>(r.graphNodeId);

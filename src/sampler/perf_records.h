@@ -61,9 +61,10 @@ struct SampleRecord {
   uint64_t stack_size = 0;         // the size the kernel reserved (>= stack.size())
 };
 
-struct MmapRecord {
-  bool mmap2 = false;  // PERF_RECORD_MMAP2 (else PERF_RECORD_MMAP: no inode or build id)
-  uint16_t misc = 0;
+// What PERF_RECORD_MMAP/MMAP2 says of a mapping, less the build id bytes and
+// the file name: the parsed record views those in the ring, the sampler's
+// Mapping (sampler.h) owns copies. Both carry these fields, declared once.
+struct MmapFields {
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t addr = 0;
@@ -73,13 +74,18 @@ struct MmapRecord {
   // attr.build_id, Linux 5.12+) or the inode identity.
   bool has_build_id = false;
   uint8_t build_id_size = 0;
-  const uint8_t* build_id = nullptr;  // 20 bytes when has_build_id
   uint32_t maj = 0;
   uint32_t min = 0;
   uint64_t ino = 0;
   uint64_t ino_generation = 0;
   uint32_t prot = 0;
   uint32_t flags = 0;
+};
+
+struct MmapRecord : MmapFields {
+  bool mmap2 = false;  // PERF_RECORD_MMAP2 (else PERF_RECORD_MMAP: no inode or build id)
+  uint16_t misc = 0;
+  const uint8_t* build_id = nullptr;  // 20 bytes when has_build_id
   std::string_view filename;
   SampleId where;
 };

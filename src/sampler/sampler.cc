@@ -211,23 +211,9 @@ class ProfileBuilder : public RecordSink {
 
   void on_mmap(const MmapRecord& r) override {
     Mapping m;
+    static_cast<MmapFields&>(m) = r;
     m.time = r.where.time;
-    m.pid = r.pid;
-    m.tid = r.tid;
-    m.addr = r.addr;
-    m.len = r.len;
-    m.pgoff = r.pgoff;
-    m.has_build_id = r.has_build_id;
-    if (r.has_build_id && r.build_id) {
-      m.build_id_size = r.build_id_size;
-      std::memcpy(m.build_id.data(), r.build_id, m.build_id.size());
-    }
-    m.maj = r.maj;
-    m.min = r.min;
-    m.ino = r.ino;
-    m.ino_generation = r.ino_generation;
-    m.prot = r.prot;
-    m.flags = r.flags;
+    if (r.has_build_id && r.build_id) std::memcpy(m.build_id.data(), r.build_id, m.build_id.size());
     m.filename = std::string(r.filename);
     p_.mmaps[r.pid].push_back(std::move(m));
   }

@@ -104,22 +104,9 @@ struct Sample {
   uint64_t callchain_offset = 0;  // into RawProfile::callchains
 };
 
-struct Mapping {
+struct Mapping : MmapFields {
   uint64_t time = 0;
-  uint32_t pid = 0;
-  uint32_t tid = 0;
-  uint64_t addr = 0;
-  uint64_t len = 0;
-  uint64_t pgoff = 0;
-  bool has_build_id = false;
-  uint8_t build_id_size = 0;
   std::array<uint8_t, 20> build_id{};
-  uint32_t maj = 0;
-  uint32_t min = 0;
-  uint64_t ino = 0;
-  uint64_t ino_generation = 0;
-  uint32_t prot = 0;
-  uint32_t flags = 0;
   std::string filename;
 };
 

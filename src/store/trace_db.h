@@ -53,9 +53,10 @@ struct BenchRun {
   std::vector<std::pair<std::string, double>> metrics;
 };
 
-// A row of CUPTI_ACTIVITY_KIND_KERNEL with the columns strata fills; names
-// are ids into StringIds (see TraceWriter::intern).
-struct KernelRow {
+// The columns nsys's GPU activity tables (KERNEL, MEMCPY, MEMSET,
+// SYNCHRONIZATION) begin with, in their order (less greenContextId, which
+// strata leaves NULL): each row type below and in import/cuda_rows.h has them.
+struct GpuActivityColumns {
   int64_t start = 0;
   int64_t end = 0;
   int64_t device_id = 0;
@@ -63,6 +64,11 @@ struct KernelRow {
   int64_t stream_id = 0;
   int64_t correlation_id = 0;
   int64_t global_pid = 0;
+};
+
+// A row of CUPTI_ACTIVITY_KIND_KERNEL with the columns strata fills; names
+// are ids into StringIds (see TraceWriter::intern).
+struct KernelRow : GpuActivityColumns {
   int64_t demangled_name = 0;
   int64_t short_name = 0;
   int64_t mangled_name = 0;

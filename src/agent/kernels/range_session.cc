@@ -25,6 +25,17 @@ T make_params(size_t struct_size) {
   return params;
 }
 
+// The one place a params type meets its _STRUCT_SIZE macro, so that the two
+// cannot drift apart (structSize is how CUPTI tells its API versions apart).
+#define STRATA_CUPTI_PARAMS(Type) make_params<Type>(Type##_STRUCT_SIZE)
+
+// Returns the first CUptiResult that is not CUPTI_SUCCESS: the agent's
+// counterpart of STRATA_TRY (common/result.h), since CUPTI calls give a code.
+#define STRATA_CUPTI_TRY(expr)                                                           \
+  do {                                                                                   \
+    if (CUptiResult strata_rc_ = (expr); strata_rc_ != CUPTI_SUCCESS) return strata_rc_; \
+  } while (0)
+
 pthread_once_t g_profiler_once = PTHREAD_ONCE_INIT;
 CUptiResult g_profiler_initialized = CUPTI_ERROR_NOT_INITIALIZED;
 
@@ -32,8 +43,7 @@ void initialize_profiler() {
   // "Loads the required libraries in the process address space. Sets up the
   // hooks with the CUDA driver" (cupti_profiler_target.h): libnvperf_host.so
   // and libnvperf_target.so from libcupti's directory. Once per process.
-  auto params =
-      make_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   g_profiler_initialized = cuptiProfilerInitialize(&params);
 }
 
@@ -50,8 +60,12 @@ const char* support_name(CUpti_Profiler_Support_Level level) {
   }
 }
 
-uint8_t* allocate(size_t size) {
-  return static_cast<uint8_t*>(std::calloc(size ? size : 1, 1));
+// The fill half of a size-then-fill pair: a zeroed buffer of the size CUPTI
+// asked for (calloc, not new: the agent never throws).
+CUptiResult allocate_image(size_t size, uint8_t** image, size_t* image_size) {
+  *image_size = size;
+  *image = static_cast<uint8_t*>(std::calloc(size ? size : 1, 1));
+  return *image == nullptr ? CUPTI_ERROR_OUT_OF_MEMORY : CUPTI_SUCCESS;
 }
 
 }  // namespace
@@ -80,25 +94,19 @@ CUptiResult RangeSession::traced(const char* call, CUptiResult rc) const {
 CUptiResult RangeSession::read_counter_availability(CUcontext context) {
   // Two calls: the first with a null image returns the size
   // (cupti_profiler_target.h).
-  auto params = make_params<CUpti_Profiler_GetCounterAvailability_Params>(
-      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
   params.ctx = context;
-  if (CUptiResult rc = traced("cuptiProfilerGetCounterAvailability(size)",
-                              cuptiProfilerGetCounterAvailability(&params));
-      rc) {
-    return rc;
-  }
-  availability_size_ = params.counterAvailabilityImageSize;
-  availability_ = allocate(availability_size_);
-  if (availability_ == nullptr) return CUPTI_ERROR_OUT_OF_MEMORY;
+  STRATA_CUPTI_TRY(traced("cuptiProfilerGetCounterAvailability(size)",
+                          cuptiProfilerGetCounterAvailability(&params)));
+  STRATA_CUPTI_TRY(
+      allocate_image(params.counterAvailabilityImageSize, &availability_, &availability_size_));
   params.pCounterAvailabilityImage = availability_;
   return traced("cuptiProfilerGetCounterAvailability",
                 cuptiProfilerGetCounterAvailability(&params));
 }
 
 CUptiResult RangeSession::initialize_host() {
-  auto params = make_params<CUpti_Profiler_Host_Initialize_Params>(
-      CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
   params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   params.pChipName = chip_name_;
   params.pCounterAvailabilityImage = availability_;  // null on the first try
@@ -117,15 +125,12 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
   metrics_ = metrics;
   debug_ = debug;
   pthread_once(&g_profiler_once, initialize_profiler);
-  if (CUptiResult rc = traced("cuptiProfilerInitialize", g_profiler_initialized); rc) return rc;
+  STRATA_CUPTI_TRY(traced("cuptiProfilerInitialize", g_profiler_initialized));
 
   {
-    auto params =
-        make_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     params.deviceIndex = device;
-    if (CUptiResult rc = traced("cuptiDeviceGetChipName", cuptiDeviceGetChipName(&params)); rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(traced("cuptiDeviceGetChipName", cuptiDeviceGetChipName(&params)));
     if (params.pChipName != nullptr) {
       std::strncpy(chip_name_, params.pChipName, sizeof(chip_name_) - 1);
     }
@@ -133,8 +138,7 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
   {
     // Says why a device cannot be profiled (vGPU, confidential compute,
     // CMP, WSL, architecture) before the calls that only fail.
-    auto params = make_params<CUpti_Profiler_DeviceSupported_Params>(
-        CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
     params.cuDevice = static_cast<CUdevice>(device);
     params.api = CUPTI_PROFILER_RANGE_PROFILING;
     CUptiResult rc = traced("cuptiProfilerDeviceSupported", cuptiProfilerDeviceSupported(&params));
@@ -171,43 +175,28 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
     if (CUptiResult again = initialize_host(); again) return again;
   }
   {
-    auto params = make_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     params.pHostObject = host_;
     params.ppMetricNames = const_cast<const char**>(metrics_->names);
     params.numMetrics = metrics_->count;
-    if (CUptiResult rc =
-            traced("cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&params));
-        rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(
+        traced("cuptiProfilerHostConfigAddMetrics", cuptiProfilerHostConfigAddMetrics(&params)));
   }
   {
-    auto size = make_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     size.pHostObject = host_;
-    if (CUptiResult rc = traced("cuptiProfilerHostGetConfigImageSize",
-                                cuptiProfilerHostGetConfigImageSize(&size));
-        rc) {
-      return rc;
-    }
-    config_size_ = size.configImageSize;
-    config_ = allocate(config_size_);
-    if (config_ == nullptr) return CUPTI_ERROR_OUT_OF_MEMORY;
-    auto image = make_params<CUpti_Profiler_Host_GetConfigImage_Params>(
-        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    STRATA_CUPTI_TRY(
+        traced("cuptiProfilerHostGetConfigImageSize", cuptiProfilerHostGetConfigImageSize(&size)));
+    STRATA_CUPTI_TRY(allocate_image(size.configImageSize, &config_, &config_size_));
+    auto image = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     image.pHostObject = host_;
     image.configImageSize = config_size_;
     image.pConfigImage = config_;
-    if (CUptiResult rc =
-            traced("cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&image));
-        rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(
+        traced("cuptiProfilerHostGetConfigImage", cuptiProfilerHostGetConfigImage(&image)));
   }
   {
-    auto params = make_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
-        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
     params.configImageSize = config_size_;
     params.pConfigImage = config_;
     if (traced("cuptiProfilerHostGetNumOfPasses", cuptiProfilerHostGetNumOfPasses(&params)) ==
@@ -218,33 +207,23 @@ CUptiResult RangeSession::set_up(CUcontext context, uint32_t device, const Metri
       log_line("kernels: %zu metrics need %zu passes on %s", metrics_->count, passes_, chip_name_);
   }
   {
-    auto params = make_params<CUpti_RangeProfiler_Enable_Params>(
-        CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     params.ctx = context;
-    if (CUptiResult rc = traced("cuptiRangeProfilerEnable", cuptiRangeProfilerEnable(&params));
-        rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(traced("cuptiRangeProfilerEnable", cuptiRangeProfilerEnable(&params)));
     profiler_ = params.pRangeProfilerObject;
   }
   {
     // AutoRange makes one range per kernel; only the profiled launch (and,
     // in strata's replay, the sweep before it) runs between Start and Stop.
-    auto params = make_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     params.pRangeProfilerObject = profiler_;
     params.pMetricNames = const_cast<const char**>(metrics_->names);
     params.numMetrics = metrics_->count;
     params.maxNumOfRanges = ranges_;
     params.maxNumRangeTreeNodes = ranges_;
-    if (CUptiResult rc = traced("cuptiRangeProfilerGetCounterDataSize",
-                                cuptiRangeProfilerGetCounterDataSize(&params));
-        rc) {
-      return rc;
-    }
-    counter_data_size_ = params.counterDataSize;
-    counter_data_ = allocate(counter_data_size_);
-    if (counter_data_ == nullptr) return CUPTI_ERROR_OUT_OF_MEMORY;
+    STRATA_CUPTI_TRY(traced("cuptiRangeProfilerGetCounterDataSize",
+                            cuptiRangeProfilerGetCounterDataSize(&params)));
+    STRATA_CUPTI_TRY(allocate_image(params.counterDataSize, &counter_data_, &counter_data_size_));
   }
   return CUPTI_SUCCESS;
 }
@@ -253,18 +232,13 @@ CUptiResult RangeSession::set_config(Replay replay) {
   // "can also be used to reset the counter data image"
   // (cuptiRangeProfilerCounterDataImageInitialize, CUPTI 13 docs): each
   // launch starts from an empty image, so range 0 is always this launch.
-  auto init = make_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
-      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto init = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
   init.pRangeProfilerObject = profiler_;
   init.counterDataSize = counter_data_size_;
   init.pCounterData = counter_data_;
-  if (CUptiResult rc = traced("cuptiRangeProfilerCounterDataImageInitialize",
-                              cuptiRangeProfilerCounterDataImageInitialize(&init));
-      rc) {
-    return rc;
-  }
-  auto params = make_params<CUpti_RangeProfiler_SetConfig_Params>(
-      CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  STRATA_CUPTI_TRY(traced("cuptiRangeProfilerCounterDataImageInitialize",
+                          cuptiRangeProfilerCounterDataImageInitialize(&init)));
+  auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   params.pRangeProfilerObject = profiler_;
   params.configSize = config_size_;
   params.pConfig = config_;
@@ -284,21 +258,19 @@ CUptiResult RangeSession::set_config(Replay replay) {
 
 CUptiResult RangeSession::begin(Replay replay) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
-  if (CUptiResult rc = set_config(replay); rc) return rc;
+  STRATA_CUPTI_TRY(set_config(replay));
   ++launches_;
   return start_pass();
 }
 
 CUptiResult RangeSession::start_pass() {
-  auto params =
-      make_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   params.pRangeProfilerObject = profiler_;
   return traced("cuptiRangeProfilerStart", cuptiRangeProfilerStart(&params));
 }
 
 CUptiResult RangeSession::stop_pass(bool* all_submitted) {
-  auto params =
-      make_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
   params.pRangeProfilerObject = profiler_;
   CUptiResult rc = traced("cuptiRangeProfilerStop", cuptiRangeProfilerStop(&params));
   *all_submitted = rc == CUPTI_SUCCESS && params.isAllPassSubmitted != 0;
@@ -308,7 +280,7 @@ CUptiResult RangeSession::stop_pass(bool* all_submitted) {
 CUptiResult RangeSession::end(double* values) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
   bool all_submitted = false;
-  if (CUptiResult rc = stop_pass(&all_submitted); rc) return rc;
+  STRATA_CUPTI_TRY(stop_pass(&all_submitted));
   // With kernel replay every pass ran inside the launch; anything else
   // would leave metrics of passes that never ran.
   if (!all_submitted) {
@@ -322,35 +294,25 @@ CUptiResult RangeSession::evaluate(double* values) {
   if (profiler_ == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
   size_t range = 0;
   {
-    auto params = make_params<CUpti_RangeProfiler_DecodeData_Params>(
-        CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
     params.pRangeProfilerObject = profiler_;
-    if (CUptiResult rc =
-            traced("cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&params));
-        rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(traced("cuptiRangeProfilerDecodeData", cuptiRangeProfilerDecodeData(&params)));
     if (params.numOfRangeDropped != 0 && debug_) {
       log_line("kernels: %zu ranges dropped", params.numOfRangeDropped);
     }
   }
   {
-    auto params = make_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
-        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
     params.pCounterDataImage = counter_data_;
     params.counterDataImageSize = counter_data_size_;
-    if (CUptiResult rc = traced("cuptiRangeProfilerGetCounterDataInfo",
-                                cuptiRangeProfilerGetCounterDataInfo(&params));
-        rc) {
-      return rc;
-    }
+    STRATA_CUPTI_TRY(traced("cuptiRangeProfilerGetCounterDataInfo",
+                            cuptiRangeProfilerGetCounterDataInfo(&params)));
     if (debug_) log_line("kernels: %zu ranges in the counter data", params.numTotalRanges);
     // No range: the launch failed before reaching the GPU.
     if (params.numTotalRanges == 0) return CUPTI_ERROR_INVALID_OPERATION;
     range = params.numTotalRanges - 1;  // the profiled kernel ran last
   }
-  auto params = make_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
   params.pHostObject = host_;
   params.pCounterDataImage = counter_data_;
   params.counterDataImageSize = counter_data_size_;
@@ -364,15 +326,13 @@ CUptiResult RangeSession::evaluate(double* values) {
 
 void RangeSession::tear_down() {
   if (profiler_ != nullptr) {
-    auto params = make_params<CUpti_RangeProfiler_Disable_Params>(
-        CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
     params.pRangeProfilerObject = profiler_;
     traced("cuptiRangeProfilerDisable", cuptiRangeProfilerDisable(&params));
     profiler_ = nullptr;
   }
   if (host_ != nullptr) {
-    auto params = make_params<CUpti_Profiler_Host_Deinitialize_Params>(
-        CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    auto params = STRATA_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     params.pHostObject = host_;
     traced("cuptiProfilerHostDeinitialize", cuptiProfilerHostDeinitialize(&params));
     host_ = nullptr;
