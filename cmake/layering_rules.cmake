@@ -28,38 +28,38 @@
 # The bottom: strings, processes, the clock, results. Every module may use it.
 strata_layer(common DIR common
   USES
-  NEVER format agent sampler sampler_inprocess symbolize store ingest import import_cpu analysis
+  NEVER format agent sampler sampler_inprocess symbolize store import import_cpu analysis
         report export cli)
 
 # The spool wire format. Linked into the agent and the preloaded sampler, so
 # it pulls in nothing but common (no sqlite or fmt in the profiled process).
 strata_layer(format DIR format
   USES common
-  NEVER agent sampler sampler_inprocess symbolize store ingest import import_cpu analysis report
+  NEVER agent sampler sampler_inprocess symbolize store import import_cpu analysis report
         export cli)
 
 # Runs inside the profiled process (strata_agent, strata_agent_core,
 # strata_instrument): the wire format and common only.
 strata_layer(agent DIR agent
   USES format
-  NEVER sampler sampler_inprocess symbolize store ingest import import_cpu analysis report export
+  NEVER sampler sampler_inprocess symbolize store import import_cpu analysis report export
         cli)
 
 # perf_event sampling of a child (strata_sampler) and unwinding/symbols
 # (strata_symbolize): producers below the store, which know nothing of it.
 strata_layer(sampler DIR sampler
   USES common format
-  NEVER agent store ingest import import_cpu analysis report export cli)
+  NEVER agent store import import_cpu analysis report export cli)
 strata_layer(symbolize DIR symbolize
   USES common format
-  NEVER agent store ingest import import_cpu analysis report export cli)
+  NEVER agent store import import_cpu analysis report export cli)
 
 # The in-process sampler's CLI side (strata_sampler_inprocess): runs the
 # target with the preload library and reads what it wrote. A sampler: below
 # the store and the import layer.
 strata_layer(sampler_inprocess DIR sampler/inprocess
   USES sampler format
-  NEVER agent store ingest import import_cpu analysis report export cli)
+  NEVER agent store import import_cpu analysis report export cli)
 # libstrata_sigprof.so is preloaded into the profiled process: like the agent
 # (its folder's own headers aside).
 strata_layer_target(strata_sigprof USES format FILES sampler/inprocess/sigprof_preload.cc)
@@ -68,7 +68,7 @@ strata_layer_target(strata_sigprof USES format FILES sampler/inprocess/sigprof_p
 # depends on either, nor on what sits above them.
 strata_layer(store DIR store
   USES common format sampler symbolize
-  NEVER agent ingest import import_cpu analysis report export cli)
+  NEVER agent import import_cpu analysis report export cli)
 
 # Spools -> store (strata_import) and raw CPU samples -> profile
 # (strata_import_cpu): one layer in two folders, each may use the other. It
@@ -80,32 +80,27 @@ strata_layer(import DIR import
 strata_layer(import_cpu DIR import/cpu
   USES store analysis sampler_inprocess symbolize import
   NEVER agent report export cli)
-# strata_ingest: the import layer's old home, held to the same rule while it
-# moves to src/import.
-strata_layer(ingest DIR store/ingest
-  USES store analysis sampler_inprocess symbolize
-  NEVER agent report export cli)
 
 # Pure functions over the trace: never the import layer (it reads the store,
 # not spools), never what presents its results.
 strata_layer(analysis DIR analysis
   USES store sampler sampler_inprocess symbolize format common
-  NEVER agent ingest import import_cpu report export cli)
+  NEVER agent import import_cpu report export cli)
 
 # Reports and exports read analysis results, not spools (no import), and
 # never each other: each stands alone under the cli.
 strata_layer(report DIR report
   USES analysis
-  NEVER agent ingest import import_cpu export cli)
+  NEVER agent import import_cpu export cli)
 strata_layer(export DIR export
   USES analysis
-  NEVER agent ingest import import_cpu report cli)
+  NEVER agent import import_cpu report cli)
 
 # Flag parsing and wiring (strata_cli and the strata executable): may use
 # every library but the agent's code, which it only loads at run time (the
 # .so's path, never its headers or objects).
 strata_layer(cli DIR cli
-  USES report export import import_cpu ingest analysis store sampler sampler_inprocess symbolize
+  USES report export import import_cpu analysis store sampler sampler_inprocess symbolize
        format common
   NEVER agent)
 
