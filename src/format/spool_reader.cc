@@ -124,8 +124,7 @@ Result<SpoolReader> SpoolReader::from_bytes(std::vector<std::byte> bytes, std::s
 
 Result<SpoolReader> SpoolReader::finish_open(std::unique_ptr<Storage> storage, std::string name) {
   SpoolReader reader(std::move(storage), std::move(name));
-  Status status = reader.parse_header();
-  if (!status.ok()) return status.error();
+  STRATA_TRY(reader.parse_header());
   return reader;
 }
 

@@ -64,17 +64,14 @@ class Inserter {
     for (size_t c = 1; c < columns_.size(); ++c) tuple += ",?";
     tuple += ")";
     for (int r = 0; r < rows; ++r) text += (r ? "," : "") + tuple;
-    auto st = sql::Statement::prepare(db_, text, table_);
-    if (!st) return st.error();
-    slot = std::move(*st);
+    STRATA_ASSIGN_OR_RETURN(slot, sql::Statement::prepare(db_, text, table_));
     return &slot;
   }
 
   // Inserts the first `rows` pending rows.
   Status insert(int rows) {
-    auto st = statement(rows);
-    if (!st) return st.error();
-    sql::Statement& stmt = **st;
+    STRATA_ASSIGN_OR_RETURN(sql::Statement * statement_ptr, statement(rows));
+    sql::Statement& stmt = *statement_ptr;
     size_t cells = static_cast<size_t>(rows) * columns_.size();
     for (size_t i = 0; i < cells; ++i) {
       const Cell& c = pending_[i];
