@@ -1,9 +1,11 @@
 #include "analysis/cpu_pstats.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <regex>
+#include <memory>
 #include <set>
 
 namespace strata::analysis {
@@ -178,6 +180,18 @@ bool row_less(const CpuRow& a, const CpuRow& b, CpuSort sort, bool sampled) {
   return tie();
 }
 
+// RE2, not std::regex: its matching time and stack use are linear in the
+// label, where std::regex recursed per character and overflowed the stack
+// on names of 20-50k characters (issue 21). Latin-1 keeps std::regex's
+// byte-by-byte semantics: '.' is one byte, and labels that are not valid
+// UTF-8 still match. Errors come back in the message, not on stderr.
+std::unique_ptr<RE2> compile_filter(const std::string& pattern) {
+  RE2::Options o;
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_log_errors(false);
+  return std::make_unique<RE2>(pattern, o);
+}
+
 }  // namespace
 
 Result<CpuSort> parse_cpu_sort(std::string_view name) {
@@ -207,12 +221,11 @@ std::string_view sort_description(CpuSort sort) {
 }
 
 Result<CpuTable> cpu_function_table(const Profile& profile, const CpuTableOptions& options) {
-  std::optional<std::regex> filter;
+  std::unique_ptr<RE2> filter;
   if (!options.filter.empty()) {
-    try {
-      filter.emplace(options.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return make_error("invalid --filter regex '" + options.filter + "': " + e.what());
+    filter = compile_filter(options.filter);
+    if (!filter->ok()) {
+      return make_error("invalid --filter regex '" + options.filter + "': " + filter->error());
     }
   }
   Aggregate agg = aggregate(profile, options.per_thread, options.tids);
@@ -238,7 +251,7 @@ Result<CpuTable> cpu_function_table(const Profile& profile, const CpuTableOption
   table.total_rows = table.rows.size();
   if (filter) {
     std::erase_if(table.rows,
-                  [&](const CpuRow& r) { return !std::regex_search(r.label, *filter); });
+                  [&](const CpuRow& r) { return !RE2::PartialMatch(r.label, *filter); });
   }
   table.filtered_rows = table.rows.size();
   std::sort(table.rows.begin(), table.rows.end(), [&](const CpuRow& a, const CpuRow& b) {

@@ -38,7 +38,7 @@ struct CpuTableOptions {
   // sampled modes and by ncalls in instrumented mode.
   CpuSort sort = CpuSort::kCumtime;
   size_t limit = 0;           // 0 = all rows
-  std::string filter;         // ECMAScript regex searched in the label; empty = all
+  std::string filter;         // RE2 regex searched in the label (docs/cli.md); empty = all
   bool per_thread = false;    // rows per (thread, function) instead of per function
   std::vector<int32_t> tids;  // only these threads; empty = all
 };

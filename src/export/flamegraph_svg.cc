@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "export/xml_text.h"
 
@@ -47,15 +49,27 @@ struct Layout {
   std::string out;
   size_t drawn = 0;
 
-  int depth(uint32_t node) const {
+  bool drawn_at_all(uint32_t node) const {
+    return static_cast<double>(tree.nodes[node].total) * scale >= o.min_width_px;
+  }
+
+  // The deepest level drawn below `root` (0: only the root). Iterative, as
+  // is draw_all: the tree is as deep as the input's stacks (issue 21).
+  int depth(uint32_t root) const {
     int d = 0;
-    for (uint32_t c : tree.nodes[node].children) {
-      if (tree.nodes[c].total * scale >= o.min_width_px) d = std::max(d, 1 + depth(c));
+    std::vector<std::pair<uint32_t, int>> todo{{root, 0}};
+    while (!todo.empty()) {
+      auto [node, level] = todo.back();
+      todo.pop_back();
+      d = std::max(d, level);
+      for (uint32_t c : tree.nodes[node].children) {
+        if (drawn_at_all(c)) todo.push_back({c, level + 1});
+      }
     }
     return d;
   }
 
-  void draw(uint32_t node, double x, int level) {
+  void draw_one(uint32_t node, double x, int level) {
     const analysis::CallTreeNode& n = tree.nodes[node];
     double w = static_cast<double>(n.total) * scale;
     double y = base_y - level * o.frame_height;
@@ -75,11 +89,33 @@ struct Layout {
     }
     out += "</g>\n";
     ++drawn;
-    double cx = x;
-    for (uint32_t c : n.children) {
-      double cw = static_cast<double>(tree.nodes[c].total) * scale;
-      if (cw >= o.min_width_px) draw(c, cx, level + 1);
-      cx += cw;
+  }
+
+  // Pre-order, children left to right from their parent's x; a child too
+  // narrow to draw is skipped with its callees but still takes its width.
+  void draw_all(uint32_t root, double x) {
+    struct Visit {
+      uint32_t node;
+      int level;
+      size_t next_child;
+      double child_x;  // where the next child starts
+    };
+    draw_one(root, x, 0);
+    std::vector<Visit> stack{{root, 0, 0, x}};
+    while (!stack.empty()) {
+      Visit& v = stack.back();
+      const std::vector<uint32_t>& children = tree.nodes[v.node].children;
+      if (v.next_child == children.size()) {
+        stack.pop_back();
+        continue;
+      }
+      uint32_t c = children[v.next_child++];
+      double cx = v.child_x;
+      v.child_x += static_cast<double>(tree.nodes[c].total) * scale;
+      if (!drawn_at_all(c)) continue;
+      int level = v.level + 1;
+      draw_one(c, cx, level);
+      stack.push_back({c, level, 0, cx});  // invalidates `v`
     }
   }
 };
@@ -115,7 +151,7 @@ std::string flamegraph_svg(const analysis::Profile& profile, const FlameGraphOpt
                        top + o.font_size);
   } else {
     out += "<g id=\"frames\">\n";
-    l.draw(0, kFlameGraphPadX, 0);
+    l.draw_all(0, kFlameGraphPadX);
     out += "</g>\n";
   }
   out += "</svg>\n";
