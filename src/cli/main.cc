@@ -1,11 +1,31 @@
 // strata's entry point: wires verbs to CLI11 and maps parse errors to exit 2.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 
 #include "cli/verbs.h"
 #include "common/build_info.h"
+
+namespace {
+
+// Reports and exports that never reached the reader must not exit 0: a full
+// disk, a closed pipe's reader or `>&-` make stdio's writes fail, and stdio
+// only says so through ferror and the last fflush. Checked once here, after
+// the verb, for every verb. The verb's own failure status is kept.
+int with_stdout_checked(int status) {
+  bool failed = std::fflush(stdout) != 0;
+  int error = errno;
+  if (std::ferror(stdout)) failed = true;
+  if (!failed) return status;
+  std::fprintf(stderr, "strata: could not write the output to standard output: %s\n",
+               std::strerror(error != 0 ? error : EIO));
+  return status == strata::cli::kExitOk ? strata::cli::kExitFailed : status;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
@@ -42,7 +62,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   for (auto& [sub, run] : runners) {
-    if (sub->parsed()) return run();
+    if (sub->parsed()) return with_stdout_checked(run());
   }
   return kExitUsage;
 }

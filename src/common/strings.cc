@@ -101,6 +101,13 @@ std::optional<long long> parse_int(std::string_view text) {
   return v;
 }
 
+std::string plural(long long n, std::string_view one, std::string_view many) {
+  std::string out = std::to_string(n);
+  out += ' ';
+  out += n == 1 ? one : many;
+  return out;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -29,4 +29,8 @@ std::optional<long long> parse_int(std::string_view text);
 // safe to print on one terminal line: control bytes become \xNN escapes.
 std::string printable(std::string_view text);
 
+// "1 thread", "3 threads", "2 processes": a count and its noun, the one
+// spelling every message uses.
+std::string plural(long long n, std::string_view one, std::string_view many);
+
 }  // namespace strata

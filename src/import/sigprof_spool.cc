@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/strings.h"
 #include "format/payloads.h"
 #include "format/sampler_payloads.h"
 #include "import/chunk_visitor.h"
@@ -128,10 +129,6 @@ class SigprofVisitor final : public ChunkVisitor {
   uint64_t latest_time_;
   bool main_named_ = false;
 };
-
-std::string plural(uint64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 }  // namespace
 

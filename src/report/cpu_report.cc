@@ -33,10 +33,6 @@ Cell ncalls_cell(const CpuRow& r, bool sampled) {
   return c;
 }
 
-std::string plural(uint64_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
 }  // namespace
 
 Table cpu_functions_table(const analysis::CpuTable& t, Format format) {
@@ -110,9 +106,10 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
   std::string out;
   if (analysis::is_sampled(h.mode)) {
     out += fmt::format("         {} in {:.3f} seconds ({} sampling at {:g} Hz)\n",
-                       plural(h.samples, "sample"), h.profiled_s, analysis::mode_name(h.mode),
-                       h.rate_hz);
-    out += fmt::format("   {} lost, {}\n", h.lost_samples, plural(h.throttles, "throttle"));
+                       plural(h.samples, "sample", "samples"), h.profiled_s,
+                       analysis::mode_name(h.mode), h.rate_hz);
+    out += fmt::format("   {} lost, {}\n", h.lost_samples,
+                       plural(h.throttles, "throttle", "throttles"));
   } else {
     // pstats: "2851294 function calls (2851117 primitive calls) in 1.121 seconds".
     std::string primitive = h.primitive_calls == h.function_calls
@@ -122,24 +119,25 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
                        h.function_calls, primitive, h.profiled_s);
   }
   out += fmt::format("   wall {:.3f} s, CPU {:.3f} s, {}, {}\n", h.wall_s, h.cpu_s,
-                     plural(h.threads, "thread"), plural(h.processes, "process"));
+                     plural(h.threads, "thread", "threads"),
+                     plural(h.processes, "process", "processes"));
   if (h.frames_closed_at_end > 0) {
     out += fmt::format(
         "   {} still open at the end (thread running at exit or crash): closed at "
         "the last timestamp\n",
-        plural(h.frames_closed_at_end, "call"));
+        plural(h.frames_closed_at_end, "call", "calls"));
   }
   if (h.frames_closed_by_outer_exit > 0) {
     out += fmt::format("   {} without an exit event, closed by an enclosing call's exit\n",
-                       plural(h.frames_closed_by_outer_exit, "call"));
+                       plural(h.frames_closed_by_outer_exit, "call", "calls"));
   }
   if (h.unmatched_exits > 0) {
     out += fmt::format("   {} without a matching enter, dropped\n",
-                       plural(h.unmatched_exits, "exit event"));
+                       plural(h.unmatched_exits, "exit event", "exit events"));
   }
   if (h.reordered_times > 0) {
     out += fmt::format("   {} earlier than the previous one, raised to it\n",
-                       plural(h.reordered_times, "timestamp"));
+                       plural(h.reordered_times, "timestamp", "timestamps"));
   }
   if (analysis::is_sampled(h.mode)) {
     out +=

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/sol_rules.h"
+#include "common/strings.h"
 
 namespace strata::report {
 namespace {
@@ -48,10 +49,6 @@ int shown_limit(int limit, const analysis::OccupancyResult& r) {
 
 std::string percent(double v) {
   return fmt::format("{:.4g}%", v);
-}
-
-std::string plural(int64_t n, const char* one, const char* many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
 std::string limiter_words(unsigned limiters) {

@@ -57,3 +57,16 @@ TEST(Printable, EscapesControlBytes) {
 
 }  // namespace
 }  // namespace strata
+
+namespace strata {
+namespace {
+
+TEST(Plural, OneAndManyAreSpelledAsGiven) {
+  EXPECT_EQ(plural(1, "process", "processes"), "1 process");
+  EXPECT_EQ(plural(2, "process", "processes"), "2 processes");  // was "2 processs"
+  EXPECT_EQ(plural(0, "thread", "threads"), "0 threads");
+  EXPECT_EQ(plural(22, "exit event", "exit events"), "22 exit events");
+}
+
+}  // namespace
+}  // namespace strata

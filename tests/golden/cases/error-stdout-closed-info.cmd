@@ -1,0 +1,1 @@
+$STRATA info trace-gpu_matmul-batched/trace.sqlite >&-
