@@ -3,7 +3,7 @@
 // main() calls when that subcommand was chosen; it returns the exit status.
 //
 // Exit statuses (documented in docs/cli.md): 0 success; 1 a profiled run
-// failed or a check did not hold; 2 usage error or unreadable input file;
+// failed, a check did not hold, or stdout could not be written (main.cc); 2 usage error or unreadable input file;
 // 127 the command could not be started; 128+N the target was killed by
 // signal N (verbs that run one target exit with its status).
 #pragma once
