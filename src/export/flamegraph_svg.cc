@@ -57,13 +57,13 @@ struct Layout {
   // is draw_all: the tree is as deep as the input's stacks (issue 21).
   int depth(uint32_t root) const {
     int d = 0;
-    std::vector<std::pair<uint32_t, int>> todo{{root, 0}};
-    while (!todo.empty()) {
-      auto [node, level] = todo.back();
-      todo.pop_back();
+    std::vector<std::pair<uint32_t, int>> pending{{root, 0}};
+    while (!pending.empty()) {
+      auto [node, level] = pending.back();
+      pending.pop_back();
       d = std::max(d, level);
       for (uint32_t c : tree.nodes[node].children) {
-        if (drawn_at_all(c)) todo.push_back({c, level + 1});
+        if (drawn_at_all(c)) pending.push_back({c, level + 1});
       }
     }
     return d;
