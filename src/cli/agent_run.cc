@@ -68,6 +68,10 @@ Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& comman
   return run;
 }
 
+int status_unless_interrupted(const SignalForwarder& interrupts, int status) {
+  return interrupts.received() != 0 ? 128 + interrupts.received() : status;
+}
+
 int exit_status_after_report(const TargetExit& target, int report_status) {
   if (report_status != kExitOk && target.shell_status() == 0) return report_status;
   return target.shell_status();

@@ -1,6 +1,6 @@
 // What the verbs that inject libstrata_agent.so share (strata trace, strata
 // kernels): finding the agent, the run's private spool directory, running the
-// target with SIGINT/SIGTERM forwarded to it, and ingesting what the agent
+// target with the signals sent to strata forwarded to it, and ingesting what the agent
 // wrote into the trace.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "cli/new_trace.h"
 #include "common/result.h"
+#include "common/signal_forwarder.h"
 #include "import/cupti_ingest.h"
 
 namespace strata::cli {
@@ -38,9 +39,15 @@ struct TargetExit {
 // failed, whose status is returned then.
 int exit_status_after_report(const TargetExit& target, int report_status);
 
-// Runs the command (the agent's environment is set already). SIGINT/SIGTERM
-// go to the target, which the agent flushes on its way out; strata stays
-// alive to ingest what it wrote. The error is the one-line message, with the
+// 128+N once strata was sent stop signal N while `interrupts` lived (the
+// verb stopped after the run and kept what it measured; docs/cli.md), else
+// `status`. For every verb that runs a target.
+int status_unless_interrupted(const SignalForwarder& interrupts, int status);
+
+// Runs the command (the agent's environment is set already). Stop signals
+// (SIGINT, SIGTERM, SIGHUP, ...: common/signal_forwarder.h) go to the
+// target, which the agent flushes on its way out; strata stays alive to
+// ingest what it wrote. The error is the one-line message, with the
 // exit status strata returns in *error_status.
 Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& command,
                                           int* error_status);

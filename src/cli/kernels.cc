@@ -172,6 +172,9 @@ int run_kernels(const KernelsOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
     return kExitFailed;
   }
+  // Until the trace is committed, signals that would kill strata go to the
+  // target instead, and what it recorded is written (docs/cli.md, Signals).
+  SignalForwarder interrupts;
   auto trace = start_trace(opt.output, opt.force, "strata-kernels", "kernels", opt.command);
   if (!trace) return kExitUsage;
   auto run_dir = make_run_dir();
@@ -213,7 +216,8 @@ int run_kernels(const KernelsOptions& opt) {
       if (report_status != kExitOk) report_status = kExitFailed;
     }
   }
-  return exit_status_after_report(*result, report_status);
+  if (report_status != kExitOk) return exit_status_after_report(*result, report_status);
+  return status_unless_interrupted(interrupts, result->shell_status());
 }
 
 }  // namespace

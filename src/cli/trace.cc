@@ -64,7 +64,7 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
                             run_forwarding_signals(command, error_status));
     return run;
   }
-  // The sampler forwards SIGINT/SIGTERM itself while the child runs.
+  // The sampler's signal forwarder (nested in run_trace's) reaches the child.
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto sampled = sample_with_fallback(command, *sampling, sampler_choice, &kind);
   if (!sampled) {
@@ -124,6 +124,9 @@ int run_trace(const TraceOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", agent.error().message.c_str());
     return kExitFailed;
   }
+  // Until the trace is committed, signals that would kill strata go to the
+  // target instead, and what it recorded is written (docs/cli.md, Signals).
+  SignalForwarder interrupts;
   auto trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
   if (!trace) return kExitUsage;
   std::string& path = trace->path;
@@ -188,7 +191,8 @@ int run_trace(const TraceOptions& opt) {
     std::fputs("\n", stdout);
     report_status = print_cpu_profile(result->cpu->profile, top);
   }
-  return exit_status_after_report(*result, report_status);
+  if (report_status != kExitOk) return exit_status_after_report(*result, report_status);
+  return status_unless_interrupted(interrupts, result->shell_status());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "common/signal_forwarder.h"
 
 namespace strata {
 namespace {
@@ -59,6 +61,12 @@ class LineSplitter {
 
 }  // namespace
 
+void tie_child_to_parent(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) raise(SIGKILL);  // strata died between fork and prctl
+  SignalForwarder::restore_in_child();
+}
+
 [[noreturn]] void exec_or_report(const std::vector<std::string>& argv, int error_fd) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
@@ -86,6 +94,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   }
 
   int64_t start = monotonic_ns();
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
@@ -98,6 +107,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
     return make_error(std::string("fork: ") + std::strerror(err));
   }
   if (pid == 0) {
+    tie_child_to_parent(parent);
     close(error_pipe[0]);
     bool capture = options.output == OutputMode::kCapture;
     bool discard = options.output == OutputMode::kDiscard;
@@ -114,6 +124,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
 
   close(error_pipe[1]);
   if (out_pipe[1] >= 0) close(out_pipe[1]);
+  SignalForwarder::track_child(pid);  // whoever calls: a verb's forwarder reaches this child
   if (options.on_child) options.on_child(pid);
 
   if (options.output == OutputMode::kCapture) {
@@ -137,6 +148,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
     reaped = wait4(pid, &status, 0, &usage);
   } while (reaped < 0 && errno == EINTR);
   int64_t end = monotonic_ns();
+  SignalForwarder::track_child(0);
   if (options.on_child) options.on_child(-1);
 
   int exec_errno = 0;

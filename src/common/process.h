@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 #include "common/result.h"
@@ -53,6 +54,15 @@ struct ProcessResult {
 // whatever the child's exit status.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options);
+
+// In a forked child, before exec (async-signal-safe): makes the child die
+// with SIGKILL when strata dies, however it dies (PR_SET_PDEATHSIG: kill -9
+// included, so that a target never runs on unnoticed, reparented to init),
+// and gives it back the signal dispositions strata inherited. `parent` is
+// getpid() taken before fork: if strata died before the request took hold,
+// the child kills itself at once. The death signal fires when the thread that
+// forked exits, so fork from the thread that waits for the child.
+void tie_child_to_parent(pid_t parent);
 
 // In a forked child: replaces the process with argv (PATH searched). Where
 // exec fails, writes its errno to `error_fd` (the parent's close-on-exec
