@@ -1,5 +1,7 @@
 #include "common/signal_forwarder.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 
@@ -36,6 +38,7 @@ Kind kind_of(int sig) {
 std::atomic<pid_t> g_child{0};
 volatile sig_atomic_t g_pending_signal = 0;
 volatile sig_atomic_t g_received_signal = 0;
+pid_t g_owner = 0;  // the process that installed the handlers
 int g_depth = 0;  // live enabled forwarders; only the thread running the child changes it
 
 // What strata had before the outermost forwarder, per signal; installed[sig]
@@ -44,6 +47,14 @@ struct sigaction g_old[NSIG];
 bool g_installed[NSIG];
 
 void on_signal(int sig, siginfo_t* info, void*) {
+  if (getpid() != g_owner) {
+    // A child forked by strata, signalled before restore_in_child ran (the
+    // parent forwards as soon as fork returns): act as the child would
+    // without strata. The signal is blocked here and arrives on return.
+    sigaction(sig, &g_old[sig], nullptr);
+    raise(sig);
+    return;
+  }
   const Kind kind = kind_of(sig);
   if (kind == Kind::kDrop) return;  // the write that raised it fails with EPIPE/EFBIG
   if (kind == Kind::kStop) g_received_signal = sig;
@@ -87,6 +98,7 @@ SignalForwarder::SignalForwarder(bool enabled) : enabled_(enabled) {
   g_child.store(0);
   g_pending_signal = 0;
   g_received_signal = 0;
+  g_owner = getpid();
   install_all();
 }
 
