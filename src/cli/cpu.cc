@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "analysis/cpu_profile_rows_convert.h"
+#include "cli/agent_run.h"
 #include "cli/cpu_flags.h"
 #include "cli/cpu_instrument.h"
 #include "cli/cpu_sampling.h"
@@ -21,6 +22,7 @@
 #include "common/build_info.h"
 #include "common/clock.h"
 #include "common/process.h"
+#include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "sampler/sampler.h"
 #include "store/cpu_profile_rows.h"
@@ -40,7 +42,8 @@ struct CpuOptions {
 };
 
 // --instrument: exact calls from a program built with -finstrument-functions.
-int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace) {
+int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
+                         const SignalForwarder& interrupts) {
   auto run = run_instrumented(opt.command);
   if (!run) {
     std::fprintf(stderr, "strata: %s\n", run.error().message.c_str());
@@ -65,7 +68,7 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace) {
   }
   std::fprintf(stderr, "strata: profile written to %s\n", trace.path.c_str());
   if (report_status != kExitOk) return report_status;
-  return run->process.shell_status();
+  return status_unless_interrupted(interrupts, run->process.shell_status());
 }
 
 int run_cpu(const CpuOptions& opt) {
@@ -75,6 +78,10 @@ int run_cpu(const CpuOptions& opt) {
     return kExitUsage;
   }
 
+  // From before the trace's temporary file exists until it is committed, a
+  // signal that would kill strata goes to the target instead, and the
+  // profile of what ran is written (docs/cli.md, Signals).
+  SignalForwarder interrupts;
   auto trace = start_trace(opt.output, opt.force, "strata-cpu", "cpu", opt.command);
   if (!trace) return kExitUsage;
 
@@ -82,7 +89,7 @@ int run_cpu(const CpuOptions& opt) {
   // interpreters and other programs ignore the variable.
   if (!std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
 
-  if (opt.instrument) return run_instrumented_cpu(opt, *trace);
+  if (opt.instrument) return run_instrumented_cpu(opt, *trace, interrupts);
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto run = sample_with_fallback(opt.command, *so, opt.sampling.sampler, &kind);
@@ -98,7 +105,10 @@ int run_cpu(const CpuOptions& opt) {
   BuiltProfile built = build_sampled_profile(*run, !opt.native, opt.sampling.stack_bytes);
 
   Status written =
-      write_run_and_commit(*trace, [&] { return write_sampled_profile(trace->writer, built); });
+      write_run_and_commit(*trace, [&]() -> Status {
+        STRATA_TRY(write_sample_account(trace->writer, raw));
+        return write_sampled_profile(trace->writer, built);
+      });
 
   int report_status = print_cpu_profile(built.profile, opt.report);
   if (!written) {
@@ -107,7 +117,7 @@ int run_cpu(const CpuOptions& opt) {
   }
   std::fprintf(stderr, "strata: profile written to %s\n", trace->path.c_str());
   if (report_status != kExitOk) return report_status;
-  return raw.shell_status();
+  return status_unless_interrupted(interrupts, raw.shell_status());
 }
 
 }  // namespace

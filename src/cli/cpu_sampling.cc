@@ -63,8 +63,55 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
   return run;
 }
 
+namespace {
+
+// "1 ms", "10 µs": one sampling period.
+std::string format_period(uint64_t ns) {
+  if (ns % 1'000'000 == 0) return std::to_string(ns / 1'000'000) + " ms";
+  if (ns % 1'000 == 0) return std::to_string(ns / 1'000) + " µs";
+  return std::to_string(ns) + " ns";
+}
+
+// Says where the samples asked for went when more than a tenth of them was
+// not recorded, and warns when sampling cost the target more than 10 %
+// (sampler::sampling_slowdown says how that is measured).
+void print_sample_account(const sampler::RawProfile& raw) {
+  const sampler::SampleAccount a = sampler::account_samples(raw);
+  if (a.asked == 0) return;  // in-process sampling: no cpu-clock count
+  if (a.recorded * 10 < a.asked * 9) {
+    std::fprintf(stderr,
+                 "strata: effective rate %.0f Hz of the %u Hz asked: of %llu periods of on-CPU "
+                 "time, %llu samples recorded, %llu lost (ring buffers full), %llu throttled, "
+                 "%llu skipped by the kernel (periods ending in kernel mode or while it was "
+                 "still taking the previous sample)\n",
+                 a.effective_hz, raw.frequency_hz, static_cast<unsigned long long>(a.asked),
+                 static_cast<unsigned long long>(a.recorded),
+                 static_cast<unsigned long long>(a.lost),
+                 static_cast<unsigned long long>(a.throttled),
+                 static_cast<unsigned long long>(a.skipped));
+  }
+  const double slowdown = sampler::sampling_slowdown(raw, a);
+  const double cpu_s = static_cast<double>(raw.user_ns + raw.sys_ns) / 1e9;
+  if (slowdown > 0.10) {
+    std::fprintf(stderr,
+                 "strata: warning: sampling at %u Hz slowed the target by about %.0f %% (the "
+                 "kernel took samples for %.3f s of its %.3f s of CPU time); lower -F\n",
+                 raw.frequency_hz, slowdown * 100, cpu_s * slowdown / (1 + slowdown), cpu_s);
+  }
+}
+
+}  // namespace
+
 void print_sampling_notes(const sampler::RawProfile& raw) {
   for (const auto& note : raw.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  print_sample_account(raw);
+  const sampler::ProcessCount processes = sampler::count_processes(raw);
+  if (processes.unsampled > 0 && raw.period_ns > 0) {
+    std::fprintf(stderr,
+                 "strata: %s, %zu too short to sample (less than one %s period of CPU time)\n",
+                 plural(processes.processes, "process", "processes").c_str(),
+                 processes.unsampled, format_period(raw.period_ns).c_str());
+  }
   if (raw.signal) {
     const char* abbrev = sigabbrev_np(*raw.signal);
     std::fprintf(stderr,
@@ -90,6 +137,20 @@ BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
 
 Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built) {
   return import::store_profile(writer, built);
+}
+
+Status write_sample_account(store::TraceWriter& writer, const sampler::RawProfile& raw) {
+  const sampler::SampleAccount a = sampler::account_samples(raw);
+  if (a.asked == 0) return Ok{};
+  const sampler::ProcessCount processes = sampler::count_processes(raw);
+  for (auto [name, value] : {std::pair{"cpu.periods_asked", a.asked},
+                             std::pair{"cpu.periods_throttled", a.throttled},
+                             std::pair{"cpu.periods_skipped", a.skipped},
+                             std::pair{"cpu.processes", uint64_t{processes.processes}},
+                             std::pair{"cpu.processes_unsampled", uint64_t{processes.unsampled}}}) {
+    STRATA_TRY(writer.add_counter(name, static_cast<int64_t>(value)));
+  }
+  return Ok{};
 }
 
 }  // namespace strata::cli

@@ -46,8 +46,11 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
                                         const sampler::SamplerOptions& options,
                                         const std::string& choice, sampler::SampleErrorKind* kind);
 
-// Prints what the sampler noted and how the target ended ("killed by signal
-// 11 (SIGSEGV); its profile is kept"), on stderr.
+// Prints what the sampler noted, where the samples asked for went when a
+// tenth or more is missing (sampler::account_samples), a warning when
+// sampling slowed the target by more than 10 %, the processes too short to
+// sample, and how the target ended ("killed by signal 11 (SIGSEGV); its
+// profile is kept"), on stderr.
 void print_sampling_notes(const sampler::RawProfile& raw);
 
 // Unwinds and symbolizes; warns when stacks were cut by the copy size.
@@ -55,5 +58,11 @@ BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks, ui
 
 // The profile's rows and its unwind counters into the (uncommitted) trace.
 Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built);
+
+// Where the samples asked for went, and the processes too short to sample,
+// as strata_counters rows (cpu.periods_asked, cpu.periods_throttled,
+// cpu.periods_skipped, cpu.processes, cpu.processes_unsampled); perf
+// sampling only (the in-process sampler has no cpu-clock count).
+Status write_sample_account(store::TraceWriter& writer, const sampler::RawProfile& raw);
 
 }  // namespace strata::cli

@@ -110,6 +110,18 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
                        analysis::mode_name(h.mode), h.rate_hz);
     out += fmt::format("   {} lost, {}\n", h.lost_samples,
                        plural(h.throttles, "throttle", "throttles"));
+    // Samples per second of the target's CPU time: below the rate asked when
+    // the kernel could not keep up (periods it skipped, throttling, lost
+    // records) or the target spent its time in the kernel, which is not
+    // sampled. Said when it is more than 10 % short, so that a profile thinner
+    // than asked does not pass for the rate on the line above.
+    if (h.cpu_s > 0 && h.rate_hz > 0) {
+      const double effective = static_cast<double>(h.samples) / h.cpu_s;
+      if (effective < 0.9 * h.rate_hz) {
+        out += fmt::format("   effective rate {:.0f} Hz of CPU time ({:g} Hz asked)\n", effective,
+                           h.rate_hz);
+      }
+    }
   } else {
     // pstats: "2851294 function calls (2851117 primitive calls) in 1.121 seconds".
     std::string primitive = h.primitive_calls == h.function_calls

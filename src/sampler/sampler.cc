@@ -1,11 +1,13 @@
 #include "sampler/sampler.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -177,13 +179,81 @@ class PerfRing {
   uint64_t data_size_ = 0;
 };
 
+// The fs uid of a live process (the one its files are created with), from
+// /proc/PID/status ("Uid: real effective saved fs"); nullopt once it is gone.
+// (symbolize::process_uid reads the same; the sampler does not link symbolize.)
+std::optional<uint32_t> fs_uid_of(uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Uid:", 0) != 0) continue;
+    std::istringstream fields(line.substr(4));
+    uint32_t real = 0, effective = 0, saved = 0, fs = 0;
+    if (fields >> real >> effective >> saved >> fs) return fs;
+    break;
+  }
+  return std::nullopt;
+}
+
+constexpr const char* kPerfMapDir = "/tmp";
+
+std::string perf_map_path(uint32_t pid) {
+  return std::string(kPerfMapDir) + "/perf-" + std::to_string(pid) + ".map";
+}
+
+// The pids of the perf-PID.map files in /tmp now.
+std::set<uint32_t> existing_perf_maps() {
+  std::set<uint32_t> pids;
+  DIR* dir = opendir(kPerfMapDir);
+  if (!dir) return pids;
+  while (const dirent* e = readdir(dir)) {
+    std::string_view name = e->d_name;
+    if (name.size() <= 9 || name.substr(0, 5) != "perf-" || !name.ends_with(".map")) continue;
+    std::string_view digits = name.substr(5, name.size() - 9);
+    uint32_t pid = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (ec == std::errc() && end == digits.data() + digits.size()) pids.insert(pid);
+  }
+  closedir(dir);
+  return pids;
+}
+
+// Notes the perf maps of sampled processes that import will not read
+// (build_profile's read_python_perf_maps decides again when it opens them;
+// this is so that a refusal is said, not silent).
+void note_foreign_perf_maps(RawProfile& profile) {
+  std::set<uint32_t> pids;
+  for (const auto& [pid, maps] : profile.mmaps) pids.insert(pid);
+  for (uint32_t pid : pids) {
+    const std::string path = perf_map_path(pid);
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) continue;
+    std::string why;
+    auto uid = profile.uids.find(pid);
+    const uint32_t owner = uid != profile.uids.end() ? uid->second : geteuid();
+    if (profile.perf_maps_before.count(pid)) {
+      why = "it existed before the run";
+    } else if (!S_ISREG(st.st_mode)) {
+      why = "not a regular file";
+    } else if (st.st_uid != owner) {
+      why = "owned by uid " + std::to_string(st.st_uid) + ", not the target's (uid " +
+            std::to_string(owner) + ")";
+    }
+    if (!why.empty()) {
+      profile.notes.push_back("perf map '" + path + "': " + why + "; not read, not removed");
+    }
+  }
+}
+
 // Appends parsed records to a RawProfile, copying only the valid part of each
-// stack (dyn_size bytes). Threading: used by one thread.
+// stack (dyn_size bytes), and records the uid of each process it hears of
+// while that process is alive. Threading: used by one thread.
 class ProfileBuilder : public RecordSink {
  public:
   explicit ProfileBuilder(RawProfile& profile) : p_(profile) {}
 
   void on_sample(const SampleRecord& r) override {
+    note_process(r.where.pid);
     Sample s;
     s.ip = r.ip;
     s.time = r.where.time;
@@ -219,10 +289,12 @@ class ProfileBuilder : public RecordSink {
   }
 
   void on_comm(const CommRecord& r) override {
+    note_process(r.pid);
     p_.comms.push_back(Comm{r.where.time, r.pid, r.tid, r.exec, std::string(r.comm)});
   }
 
   void on_task(const TaskRecord& r) override {
+    if (r.fork) note_process(r.pid);
     p_.tasks.push_back(TaskEvent{r.fork, r.time, r.pid, r.ppid, r.tid, r.ptid});
   }
 
@@ -237,7 +309,17 @@ class ProfileBuilder : public RecordSink {
   }
 
  private:
+  // One /proc read per process, the first time it is heard of.
+  void note_process(uint32_t pid) {
+    if (pid == 0 || pid == last_pid_) return;
+    last_pid_ = pid;
+    if (!seen_.insert(pid).second) return;
+    if (auto uid = fs_uid_of(pid)) p_.uids.emplace(pid, *uid);
+  }
+
   RawProfile& p_;
+  uint32_t last_pid_ = 0;
+  std::set<uint32_t> seen_;
 };
 
 Error fail(SampleErrorKind* kind, SampleErrorKind k, std::string message) {
@@ -332,11 +414,11 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
   return attr;
 }
 
-[[noreturn]] void child_main(const std::vector<std::string>& argv, int go_fd, int error_fd) {
-  // The parent's forwarding handlers must not run here (exec would reset
-  // them, but the child waits first).
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+[[noreturn]] void child_main(const std::vector<std::string>& argv, pid_t parent, int go_fd,
+                             int error_fd) {
+  // Dies with strata; and the parent's forwarding handlers must not run here
+  // (exec would reset them, but the child waits first).
+  tie_child_to_parent(parent);
   char go = 0;
   ssize_t n;
   do {
@@ -420,6 +502,7 @@ class StoppedChild {
       close(go_pipe[1]);
       return make_error("pipe: " + errno_text(err));
     }
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
       const int err = errno;
@@ -429,7 +512,7 @@ class StoppedChild {
     if (pid == 0) {
       close(go_pipe[1]);
       close(error_pipe[0]);
-      child_main(argv, go_pipe[0], error_pipe[1]);
+      child_main(argv, parent, go_pipe[0], error_pipe[1]);
     }
     close(go_pipe[0]);
     close(error_pipe[1]);
@@ -611,6 +694,19 @@ void drain_until_exit(pid_t pid, Rings& rings, const SamplerOptions& options, Ra
   drainer.drain_all();
 }
 
+// The events' count (cpu-clock: ns on a CPU), children's included: an
+// inherited event adds its count to its parent's when its task exits.
+uint64_t clock_count(const Rings& rings) {
+  uint64_t total = 0;
+  for (const auto& ring : rings) {
+    uint64_t value = 0;
+    if (read(ring->fd(), &value, sizeof value) == static_cast<ssize_t>(sizeof value)) {
+      total += value;
+    }
+  }
+  return total;
+}
+
 // Per-CPU rings interleave: order everything by time for the consumers.
 void sort_by_time(RawProfile& profile) {
   std::stable_sort(profile.samples.begin(), profile.samples.end(),
@@ -641,6 +737,62 @@ void note_losses(RawProfile& profile) {
 
 }  // namespace
 
+SampleAccount account_samples(const RawProfile& profile) {
+  SampleAccount a;
+  a.recorded = profile.samples.size();
+  a.lost = profile.counters.lost_samples;
+  if (profile.period_ns == 0) return a;
+  a.asked = profile.counters.clock_ns / profile.period_ns;
+  // Throttled intervals, per CPU: THROTTLE until the next UNTHROTTLE (or the
+  // end of the run). The task may not have run all of it: capped below.
+  std::map<uint32_t, uint64_t> throttled_since;
+  uint64_t throttled_ns = 0;
+  for (const ThrottleEvent& t : profile.throttles) {
+    if (t.throttle) {
+      throttled_since.emplace(t.cpu, t.time);
+    } else if (auto it = throttled_since.find(t.cpu); it != throttled_since.end()) {
+      if (t.time > it->second) throttled_ns += t.time - it->second;
+      throttled_since.erase(it);
+    }
+  }
+  for (const auto& [cpu, since] : throttled_since) {
+    if (static_cast<uint64_t>(profile.end_ns) > since) throttled_ns += profile.end_ns - since;
+  }
+  const uint64_t accounted = a.recorded + a.lost;
+  const uint64_t rest = a.asked > accounted ? a.asked - accounted : 0;
+  a.throttled = std::min(rest, throttled_ns / profile.period_ns);
+  a.skipped = rest - a.throttled;
+  if (profile.counters.clock_ns > 0) {
+    a.effective_hz = static_cast<double>(a.recorded) * 1e9 /
+                     static_cast<double>(profile.counters.clock_ns);
+  }
+  return a;
+}
+
+double sampling_slowdown(const RawProfile& profile, const SampleAccount& account) {
+  const double cpu_ns = static_cast<double>(profile.user_ns + profile.sys_ns);
+  if (account.asked == 0 || cpu_ns <= 0 || account.skipped == 0) return 0;
+  const double skipped_share =
+      static_cast<double>(account.skipped) / static_cast<double>(account.asked);
+  const double sys_share = static_cast<double>(profile.sys_ns) / cpu_ns;
+  const double share = std::min(skipped_share, sys_share);
+  return share >= 1 ? 0 : share / (1 - share);  // time lost / time left to the program
+}
+
+ProcessCount count_processes(const RawProfile& profile) {
+  std::set<uint32_t> processes;
+  if (profile.child_pid > 0) processes.insert(static_cast<uint32_t>(profile.child_pid));
+  for (const TaskEvent& t : profile.tasks) {
+    if (t.fork && t.pid != t.ppid) processes.insert(t.pid);  // not a new thread
+  }
+  std::set<uint32_t> sampled;
+  for (const Sample& s : profile.samples) sampled.insert(s.pid);
+  ProcessCount c;
+  c.processes = processes.size();
+  for (uint32_t pid : processes) c.unsampled += sampled.count(pid) ? 0 : 1;
+  return c;
+}
+
 // The steps: start the child stopped before exec, open the events on it,
 // let it exec (the events enable themselves at exec), drain the rings until
 // it is reaped, then order what was collected by time.
@@ -653,6 +805,7 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
   }
   std::vector<int> cpus = online_cpus();
   RawProfile profile = new_profile(options);
+  profile.perf_maps_before = existing_perf_maps();
 
   SignalForwarder forwarder(options.forward_signals);
   auto child = StoppedChild::start(argv);
@@ -676,14 +829,17 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                 "cannot start '" + argv[0] + "': " + std::strerror(exec_errno));
   }
   if (options.on_child) options.on_child(pid);
+  if (auto uid = fs_uid_of(static_cast<uint32_t>(pid))) profile.uids.emplace(pid, *uid);
 
   drain_until_exit(pid, *rings, options, profile);
+  profile.counters.clock_ns = clock_count(*rings);
   rings->clear();
   forwarder.set_child(0);
   if (options.on_child) options.on_child(-1);
 
   sort_by_time(profile);
   note_losses(profile);
+  note_foreign_perf_maps(profile);
   return profile;
 }
 

@@ -7,9 +7,10 @@
 //
 // Threading: sample_command blocks the calling thread until the child exits.
 // It forks, so call it from a single-threaded process (or accept that only
-// the calling thread exists in the child until exec). While it runs it owns
-// the process's SIGINT and SIGTERM handlers (restored on return), so at most
-// one call may be in progress per process.
+// the calling thread exists in the child until exec). While it runs it
+// forwards the signals common/signal_forwarder.h lists (nested in the
+// caller's forwarder if it holds one), so at most one call may be in
+// progress per process.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,7 +79,7 @@ struct SamplerOptions {
   // Ask for build ids in MMAP2 records (Linux 5.12+); opened without them
   // where the kernel refuses the flag.
   bool mmap_build_id = true;
-  // Forward SIGINT/SIGTERM sent to strata to the child (see sample_command).
+  // Forward the signals sent to strata to the child (see sample_command).
   bool forward_signals = true;
   // Called with the child's pid once it has exec'd, and with -1 once reaped.
   std::function<void(int pid)> on_child;
@@ -146,6 +148,9 @@ struct SamplerCounters {
   uint64_t ring_errors = 0;      // ring positions that made no sense (drain skipped)
   uint32_t cpus_opened = 0;      // per-CPU event fds
   uint32_t ring_data_pages = 0;  // smallest per-CPU ring actually mapped
+  // cpu-clock's own count, summed over the events once the target is reaped:
+  // ns the sampled tasks spent on a CPU while sampled (interrupts included).
+  uint64_t clock_ns = 0;
 };
 
 // Everything captured from one run. Samples are sorted by time; mappings per
@@ -175,6 +180,13 @@ struct RawProfile {
   std::vector<Comm> comms;
   std::vector<TaskEvent> tasks;
   std::vector<ThrottleEvent> throttles;
+  // The uid each sampled process created files as (its fs uid, read from
+  // /proc/PID/status while it lived): its /tmp/perf-PID.map is read only when
+  // owned by that uid. Processes never seen alive are missing.
+  std::map<uint32_t, uint32_t> uids;
+  // Pids whose /tmp/perf-PID.map existed before the run began: a stale file
+  // or another user's, never the target's; not read, not removed.
+  std::set<uint32_t> perf_maps_before;
   SamplerCounters counters;
   std::vector<std::string> notes;  // one-line warnings for the CLI to print
 
@@ -188,6 +200,42 @@ struct RawProfile {
   int shell_status() const { return signal ? 128 + *signal : exit_status.value_or(0); }
 };
 
+// Where the samples the kernel was asked for went (perf mode): one per
+// period of the sampled tasks' on-CPU time, which cpu-clock counts itself.
+// Each is recorded, lost (the ring was full: LOST / LOST_SAMPLES records),
+// throttled (its period fell between a THROTTLE and the next UNTHROTTLE on
+// that CPU) or skipped: the kernel takes no sample for a period that ends in
+// kernel mode (the events exclude the kernel) and drops the periods that pass
+// while it is still taking the previous sample (hrtimer_forward_now's
+// overruns in perf_swevent_hrtimer), counted nowhere by the kernel.
+struct SampleAccount {
+  uint64_t asked = 0;  // clock_ns / period_ns
+  uint64_t recorded = 0;
+  uint64_t lost = 0;
+  uint64_t throttled = 0;
+  uint64_t skipped = 0;  // asked minus the others (0 if they exceed it: timer slack)
+  double effective_hz = 0;  // recorded samples per second of on-CPU time
+};
+SampleAccount account_samples(const RawProfile& profile);
+
+// The target's slowdown from sampling, as a fraction (0.25: 25 % slower).
+// The kernel charges the time it spends taking samples to the sampled task
+// as system time, and passes over the periods that end while it does
+// (skipped): where the skipped periods and the system time agree, both are
+// the sampler's cost. The estimate is the smaller of the two shares of the
+// on-CPU time, so a program that spends its own time in system calls (whose
+// periods are skipped too) is not blamed on the sampler beyond its skipped
+// periods. 0 where nothing was skipped.
+double sampling_slowdown(const RawProfile& profile, const SampleAccount& account);
+
+// Processes of the run (the command and those it forked) and how many got
+// no sample: they ran less than one period of user CPU time.
+struct ProcessCount {
+  size_t processes = 0;
+  size_t unsampled = 0;
+};
+ProcessCount count_processes(const RawProfile& profile);
+
 enum class SampleErrorKind {
   kNone,
   kCannotStart,      // exec failed: "cannot start 'CMD': REASON" (the CLI exits 127)
@@ -197,9 +245,10 @@ enum class SampleErrorKind {
 };
 
 // Runs argv under the sampler until the child exits. The child stays in
-// strata's process group with strata's stdio. SIGINT/SIGTERM sent to strata
-// itself (kill, not the terminal, which already signals the whole group) are
-// forwarded to the child; the profile of what ran is returned whatever the
+// strata's process group with strata's stdio, and dies with strata
+// (PR_SET_PDEATHSIG). Signals sent to strata itself (kill, not the terminal,
+// which already signals the whole group) are forwarded to the child
+// (common/signal_forwarder.h); the profile of what ran is returned whatever the
 // child's fate. On error, *kind (if given) says which kind.
 Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                                   const SamplerOptions& options, SampleErrorKind* kind = nullptr);

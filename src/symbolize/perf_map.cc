@@ -1,6 +1,12 @@
 #include "symbolize/perf_map.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -111,6 +117,71 @@ Result<PerfMap> PerfMap::read_file(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return make_error("error reading perf map " + path);
   return parse(buffer.str());
+}
+
+Result<PerfMap> PerfMap::read_owned_file(const std::string& path, uint32_t owner_uid,
+                                         FileIdentity* identity) {
+  // O_NONBLOCK: a FIFO planted under the name must not hang strata.
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) return make_error("perf map '" + path + "': a symlink; not read");
+    return make_error("cannot read perf map " + path + ": " + std::strerror(err));
+  }
+  struct stat st {};
+  std::string why;
+  if (fstat(fd, &st) != 0) {
+    why = std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else if (st.st_uid != owner_uid) {
+    why = "owned by uid " + std::to_string(st.st_uid) + ", not the target's uid " +
+          std::to_string(owner_uid);
+  } else if (st.st_nlink != 1) {
+    why = std::to_string(st.st_nlink) + " hard links";
+  }
+  if (!why.empty()) {
+    close(fd);
+    return make_error("perf map '" + path + "': " + why + "; not read");
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return make_error("error reading perf map " + path + ": " + std::strerror(err));
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  if (identity) *identity = FileIdentity{static_cast<uint64_t>(st.st_dev), st.st_ino};
+  return parse(text);
+}
+
+bool remove_if_same(const std::string& path, const FileIdentity& identity) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return false;
+  if (static_cast<uint64_t>(st.st_dev) != identity.dev || st.st_ino != identity.ino) return false;
+  return unlink(path.c_str()) == 0;
+}
+
+std::optional<uint32_t> process_uid(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    // "Uid:\treal\teffective\tsaved\tfs": files are created with the fs uid,
+    // which follows the effective one.
+    if (line.rfind("Uid:", 0) != 0) continue;
+    std::istringstream fields(line.substr(4));
+    uint32_t real = 0, effective = 0, saved = 0, fs = 0;
+    if (fields >> real >> effective >> saved >> fs) return fs;
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 const PerfMapEntry* PerfMap::find(uint64_t addr) const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,20 @@ struct PerfMapEntry {
   std::string name;
 };
 
+// Which file a path named when it was read (st_dev, st_ino).
+struct FileIdentity {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+};
+
+// Removes `path` if it still names the file `identity` describes, not one
+// put in its place since it was read. True when removed.
+bool remove_if_same(const std::string& path, const FileIdentity& identity);
+
+// The effective uid of a live process, from /proc/PID/status; nullopt when
+// it is gone or the file is unreadable.
+std::optional<uint32_t> process_uid(int pid);
+
 class PerfMap {
  public:
   PerfMap() = default;
@@ -38,6 +53,15 @@ class PerfMap {
   static PerfMap parse(std::string_view text);
   // Reads and parses a file; an error names the file when it cannot be read.
   static Result<PerfMap> read_file(const std::string& path);
+
+  // Reads `path` only if it is the file a process running as `owner_uid`
+  // made: a regular file with one link, owned by that uid, reached without
+  // following a symlink (O_NOFOLLOW, then fstat of what was opened). /tmp is
+  // everyone's: as root, strata must not take another user's planted file
+  // for the target's. The error names the file and says why it was refused;
+  // *identity (when given) is set to the file read, for remove_if_same.
+  static Result<PerfMap> read_owned_file(const std::string& path, uint32_t owner_uid,
+                                         FileIdentity* identity = nullptr);
 
   // The entry covering addr, or nullptr.
   const PerfMapEntry* find(uint64_t addr) const;

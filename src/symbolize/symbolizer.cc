@@ -771,8 +771,12 @@ Result<AddressSpace> read_proc_maps(int pid) {
   if (!in) return make_error("cannot read " + path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, text);
-  Result<PerfMap> perf_map = PerfMap::read_file("/tmp/perf-" + std::to_string(space.pid) + ".map");
-  if (perf_map.ok()) space.perf_map = std::move(perf_map.value());
+  // Only the process's own map: /tmp is everyone's (PerfMap::read_owned_file).
+  if (std::optional<uint32_t> uid = process_uid(space.pid)) {
+    Result<PerfMap> perf_map =
+        PerfMap::read_owned_file("/tmp/perf-" + std::to_string(space.pid) + ".map", *uid);
+    if (perf_map.ok()) space.perf_map = std::move(perf_map.value());
+  }
   return space;
 }
 

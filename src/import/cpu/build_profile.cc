@@ -10,6 +10,7 @@
 
 #include "import/cpu/address_spaces.h"
 #include "import/cpu/python_frames.h"
+#include "symbolize/perf_map.h"
 #include "symbolize/symbolizer.h"
 
 namespace strata::import {
@@ -25,17 +26,27 @@ struct UnwoundSamples {
   std::map<PcKey, std::vector<symbolize::Frame>> symbols;
 };
 
-void read_python_perf_maps(AddressSpaces& spaces, const BuildOptions& options,
-                           CaptureCounters& counters) {
+// Reads and removes the perf maps the sampled processes wrote, and only
+// those: /tmp is everyone's, and as root strata would otherwise read and
+// delete a file another user planted under a sampled pid. A map is the
+// process's own when it did not exist before the run, is a regular file
+// (no symlink followed) and is owned by the uid the process ran as (recorded
+// by the sampler while it lived; strata's own for a process it never saw
+// alive, as strata's children run as strata unless they exec a set-uid
+// program). The sampler notes the maps it refused.
+void read_python_perf_maps(const sampler::RawProfile& raw, AddressSpaces& spaces,
+                           const BuildOptions& options, CaptureCounters& counters) {
   for (auto& [pid, space] : spaces) {
+    if (raw.perf_maps_before.count(pid)) continue;
     std::string path = options.perf_map_dir + "/perf-" + std::to_string(pid) + ".map";
-    if (access(path.c_str(), R_OK) != 0) continue;
-    auto map = symbolize::PerfMap::read_file(path);
-    if (map.ok()) {
-      space.perf_map = std::move(map).value();
-      ++counters.python_maps_read;
-    }
-    unlink(path.c_str());
+    auto uid = raw.uids.find(pid);
+    const uint32_t owner = uid != raw.uids.end() ? uid->second : geteuid();
+    symbolize::FileIdentity identity;
+    auto map = symbolize::PerfMap::read_owned_file(path, owner, &identity);
+    if (!map.ok()) continue;
+    space.perf_map = std::move(map).value();
+    ++counters.python_maps_read;
+    symbolize::remove_if_same(path, identity);
   }
 }
 
@@ -188,7 +199,7 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
   profile.throttles = raw.counters.throttle_events;
 
   AddressSpaces spaces = address_spaces(raw);
-  if (options.python_perf_maps) read_python_perf_maps(spaces, options, built.counters);
+  if (options.python_perf_maps) read_python_perf_maps(raw, spaces, options, built.counters);
   UnwoundSamples unwound = unwind_and_symbolize(raw, spaces, options, built.counters);
   auto frame_ids = intern_frames(unwound.symbols, profile.frames);
   add_samples(raw, unwound, frame_ids, options.python_stacks, profile);
