@@ -1,5 +1,6 @@
 #include "report/cpu_report.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -113,11 +114,15 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
     // Samples per second of the target's CPU time: below the rate asked when
     // the kernel could not keep up (periods it skipped, throttling, lost
     // records) or the target spent its time in the kernel, which is not
-    // sampled. Said when it is more than 10 % short, so that a profile thinner
-    // than asked does not pass for the rate on the line above.
+    // sampled. Said when it is more than 10 % short, and by more than the
+    // jitter of a short run (3 standard deviations of a count of `expected`
+    // periods), so that a profile thinner than asked does not pass for the
+    // rate on the line above.
     if (h.cpu_s > 0 && h.rate_hz > 0) {
       const double effective = static_cast<double>(h.samples) / h.cpu_s;
-      if (effective < 0.9 * h.rate_hz) {
+      const double expected = h.cpu_s * h.rate_hz;
+      const double shortfall = expected - static_cast<double>(h.samples);
+      if (effective < 0.9 * h.rate_hz && shortfall > 3 * std::sqrt(expected)) {
         out += fmt::format("   effective rate {:.0f} Hz of CPU time ({:g} Hz asked)\n", effective,
                            h.rate_hz);
       }
