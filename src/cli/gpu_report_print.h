@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "report/registry.h"
 #include "report/table.h"
+#include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -15,5 +17,18 @@ namespace strata::cli {
 // or an unreadable file, with a one-line message).
 int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::string>& names,
                       report::Format format);
+
+// The same in two steps, for a caller that reads everything before it
+// prints anything (strata report): a read error then comes alone, never
+// after half of the output.
+struct GpuReportInput {
+  std::vector<const report::ReportEntry*> entries;
+  store::GpuTables tables;
+};
+// Checks the names and loads the tables; 2 with a one-line message on failure.
+int load_gpu_reports(const store::TraceReader& reader, const std::vector<std::string>& names,
+                     GpuReportInput& out);
+void print_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
+                       report::Format format);
 
 }  // namespace strata::cli

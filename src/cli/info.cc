@@ -91,11 +91,10 @@ void print_tables(const std::vector<store::TableCount>& tables) {
 }
 
 // Counted bad input is part of what the trace says about itself.
-void print_counters(const store::TraceReader& reader) {
-  auto counters = reader.counters();
-  if (!counters || counters->empty()) return;
+void print_counters(const std::vector<std::pair<std::string, int64_t>>& counters) {
+  if (counters.empty()) return;
   fmt::print("counters:\n");
-  for (const auto& [name, value] : *counters) {
+  for (const auto& [name, value] : counters) {
     fmt::print("  {} = {}\n", printable(name), value);
   }
 }
@@ -104,9 +103,14 @@ int run_info(const std::string& file) {
   auto reader = store::TraceReader::open(file);
   if (!reader) return print_usage_error(reader.error().message);
   // Counting rows reads every table, so corruption past the header shows up
-  // here: report it before printing anything.
+  // here; the metadata and counters are read up front too: a read error is
+  // the one line printed, never a shorter listing.
   auto tables = reader->tables();
   if (!tables) return print_usage_error(tables.error().message);
+  auto meta = reader->export_metadata();
+  if (!meta) return print_usage_error(meta.error().message);
+  auto counters = reader->counters();
+  if (!counters) return print_usage_error(counters.error().message);
   fmt::print("file:       {}\n", printable(file));
   if (reader->kind() == store::TraceKind::kStrata) {
     fmt::print("kind:       strata trace, schema version {}\n", reader->schema_version());
@@ -117,20 +121,18 @@ int run_info(const std::string& file) {
     }
   } else {
     fmt::print("kind:       Nsight Systems export, export schema {}\n", reader->schema_version());
-    if (auto meta = reader->export_metadata()) {
-      std::string product, version;
-      for (const auto& [name, value] : *meta) {
-        if (name == "EXPORT_PRODUCT_NAME") product = value;
-        if (name == "EXPORT_PRODUCT_VERSION") version = value;
-      }
-      if (!version.empty()) {
-        fmt::print("exported:   {} {}\n", printable(product.empty() ? "nsys" : product),
-                   printable(version));
-      }
+    std::string product, version;
+    for (const auto& [name, value] : *meta) {
+      if (name == "EXPORT_PRODUCT_NAME") product = value;
+      if (name == "EXPORT_PRODUCT_VERSION") version = value;
+    }
+    if (!version.empty()) {
+      fmt::print("exported:   {} {}\n", printable(product.empty() ? "nsys" : product),
+                 printable(version));
     }
   }
   print_tables(*tables);
-  print_counters(*reader);
+  print_counters(*counters);
   return kExitOk;
 }
 

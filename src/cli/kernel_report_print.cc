@@ -12,19 +12,19 @@ namespace strata::cli {
 
 namespace {
 
-void print_kernels_seen(const store::TraceReader& reader, const KernelPrintContext& context) {
-  std::string why = context.filter.empty() ? "" : " (" + context.filter + ")";
+// Says why no launch was profiled. A strata_kernels_seen that cannot be read
+// is the file's error, not a shorter message: returns false after printing it.
+bool print_kernels_seen(const store::TraceReader& reader, const KernelPrintContext& context) {
   auto seen = store::read_kernels_seen(reader);
   if (!seen) {
-    std::fprintf(stderr,
-                 "strata: no kernel launch was profiled%s; the kernels seen cannot be read: %s\n",
-                 why.c_str(), seen.error().message.c_str());
-    return;
+    print_usage_error(seen.error().message);
+    return false;
   }
+  std::string why = context.filter.empty() ? "" : " (" + printable(context.filter) + ")";
   if (seen->empty()) {
     std::fprintf(stderr, "strata: no kernel launch was profiled%s, and no kernel launch was seen\n",
                  why.c_str());
-    return;
+    return true;
   }
   std::fprintf(stderr, "strata: no kernel launch matched%s; kernels launched (launches, name):\n",
                why.c_str());
@@ -33,6 +33,7 @@ void print_kernels_seen(const store::TraceReader& reader, const KernelPrintConte
     std::fprintf(stderr, "strata: %10lld  %s\n", static_cast<long long>(row.launches),
                  printable(name).c_str());
   }
+  return true;
 }
 
 }  // namespace
@@ -43,7 +44,7 @@ int print_kernel_profiles(const store::TraceReader& reader,
   auto launches = store::read_profiled_launches(reader);
   if (!launches) return print_usage_error(launches.error().message);
   std::vector<analysis::KernelProfile> profiles = analysis::analyze_profiled_launches(*launches);
-  if (profiles.empty()) print_kernels_seen(reader, context);
+  if (profiles.empty() && !print_kernels_seen(reader, context)) return kExitUsage;
   if (profiles.empty() && format != report::Format::kJson) return kExitOk;
   std::string text = report::render_kernel_profiles(profiles, sections, format);
   std::fwrite(text.data(), 1, text.size(), stdout);

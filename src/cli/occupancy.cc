@@ -5,8 +5,11 @@
 // smaller blocks? more shared memory?) need no device and no profile.
 #include "analysis/occupancy.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -15,6 +18,7 @@
 #include "analysis/gpu_specs.h"
 #include "analysis/launch_rules.h"
 #include "cli/verbs.h"
+#include "common/strings.h"
 #include "report/kernel_sections.h"
 
 namespace strata::cli {
@@ -48,10 +52,19 @@ Result<int64_t> parse_size(const std::string& flag, const std::string& text) {
   if (unit == "k" || unit == "kb" || unit == "kib") scale = 1024;
   if (unit == "m" || unit == "mb" || unit == "mib") scale = 1024 * 1024;
   if (i == 0 || i > 12 || scale == 0) {
-    return make_error(flag + " '" + text +
+    return make_error(flag + " '" + printable(text) +
                       "' is not a size (bytes, or with K or M for 1024 and 1024^2: 48K)");
   }
   return std::stoll(text.substr(0, i)) * scale;
+}
+
+// Far more SMs than any GPU has; keeps the model's products in range.
+constexpr int kMaxSms = 1 << 20;
+
+// Whether a measured number read as double is a number at all: CLI11 reads
+// "nan" and "inf" as doubles, and NaN passes every range comparison.
+bool finite_in(double value, double low, double high) {
+  return std::isfinite(value) && value >= low && value <= high;
 }
 
 // "256", "16x16", "16,16,1": the product of the dimensions.
@@ -66,9 +79,12 @@ Result<int64_t> parse_dims(const std::string& flag, const std::string& text) {
     bool digits = !part.empty() && part.size() <= 10 &&
                   part.find_first_not_of("0123456789") == std::string::npos;
     if (!digits || ++dims > 3) {
-      return make_error(flag + " '" + text + "' is not a count or X,Y,Z dimensions");
+      return make_error(flag + " '" + printable(text) + "' is not a count or X,Y,Z dimensions");
     }
-    product *= std::stoll(part);
+    // Three 10-digit parts overflow int64: refuse rather than wrap.
+    if (__builtin_mul_overflow(product, std::stoll(part), &product)) {
+      return make_error(flag + " '" + printable(text) + "' is too large");
+    }
     i = j + 1;
   }
   return product;
@@ -80,7 +96,9 @@ int run_occupancy(const OccupancyOptions& opt) {
   auto device = analysis::find_gpu(opt.gpu);
   if (!device) return print_usage_error("--gpu: " + device.error().message);
   if (opt.sms) {
-    if (*opt.sms < 1) return print_usage_error("--sms must be at least 1");
+    if (*opt.sms < 1 || *opt.sms > kMaxSms) {
+      return print_usage_error(fmt::format("--sms must be from 1 to {}, is {}", kMaxSms, *opt.sms));
+    }
     device->sm_count = *opt.sms;
   }
 
@@ -88,7 +106,8 @@ int run_occupancy(const OccupancyOptions& opt) {
   auto block = parse_dims("--block-size", opt.block_size);
   if (!block) return print_usage_error(block.error().message);
   if (*block < 1 || *block > (1 << 30)) {
-    return print_usage_error("--block-size must be at least 1 thread, is " + opt.block_size);
+    return print_usage_error("--block-size must be at least 1 thread, is " +
+                             printable(opt.block_size));
   }
   launch.block_size = static_cast<int>(*block);
   if (opt.registers < 0) return print_usage_error("--registers must not be negative");
@@ -107,18 +126,30 @@ int run_occupancy(const OccupancyOptions& opt) {
   if (!opt.grid.empty()) {
     auto grid = parse_dims("--grid", opt.grid);
     if (!grid) return print_usage_error(grid.error().message);
-    if (*grid < 1) return print_usage_error("--grid must be at least 1 block, is " + opt.grid);
+    if (*grid < 1) {
+      return print_usage_error("--grid must be at least 1 block, is " + printable(opt.grid));
+    }
+    // The model counts the launch's threads in 64 bits.
+    int64_t threads = 0;
+    if (__builtin_mul_overflow(*grid, *block, &threads)) {
+      return print_usage_error("--grid " + printable(opt.grid) + " of blocks of " +
+                               printable(opt.block_size) +
+                               " threads: more threads than fit in 64 bits");
+    }
     launch.grid_size = *grid;
   }
   if (opt.barriers && *opt.barriers < 0)
     return print_usage_error("--barriers must not be negative");
   launch.barriers = opt.barriers;
-  if (opt.achieved_occupancy && (*opt.achieved_occupancy < 0 || *opt.achieved_occupancy > 100)) {
-    return print_usage_error("--achieved-occupancy must be a percentage from 0 to 100");
+  if (opt.achieved_occupancy && !finite_in(*opt.achieved_occupancy, 0, 100)) {
+    return print_usage_error(fmt::format(
+        "--achieved-occupancy must be a percentage from 0 to 100, is {}", *opt.achieved_occupancy));
   }
   launch.achieved_occupancy_pct = opt.achieved_occupancy;
-  if (opt.achieved_warps && *opt.achieved_warps < 0) {
-    return print_usage_error("--achieved-warps must not be negative");
+  if (opt.achieved_warps && !finite_in(*opt.achieved_warps, 0, device->max_warps_per_sm)) {
+    return print_usage_error(
+        fmt::format("--achieved-warps must be from 0 to {} (the warps an SM of {} holds), is {}",
+                    device->max_warps_per_sm, printable(device->name), *opt.achieved_warps));
   }
   launch.achieved_active_warps = opt.achieved_warps;
 

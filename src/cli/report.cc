@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/multi_rank.h"
@@ -37,9 +38,13 @@ struct ReportOptions {
   CpuReportFlags cpu;
 };
 
+// Everything is read before anything is printed: a damaged file gives one
+// line and exit 2, never a report with a layer missing or cut short.
 int run_report(const ReportOptions& given) {
   auto reader = store::TraceReader::open(given.file);
   if (!reader) return print_usage_error(reader.error().message);
+  auto format = report::parse_format(given.cpu.format);
+  if (!format) return print_usage_error(format.error().message);
   // "kernels" picks the kernel sections of `strata kernels`; the other names
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
@@ -49,46 +54,67 @@ int run_report(const ReportOptions& given) {
     kernels = true;
     return true;
   });
-  if (kernels || (given.reports.empty() && store::has_kernel_profiles(*reader))) {
-    auto format = report::parse_format(opt.cpu.format);
-    if (!format) return print_usage_error(format.error().message);
+  // A probe that cannot read the file is the answer (exit 2), never "no such
+  // data": a damaged trace must not pass for one with fewer layers.
+  bool profiles = false;
+  bool cuda = false;
+  if (given.reports.empty()) {
+    auto present = store::kernel_profiles_present(*reader);
+    if (!present) return print_usage_error(present.error().message);
+    profiles = *present;
+    auto gpu = store::cuda_data_present(*reader);
+    if (!gpu) return print_usage_error(gpu.error().message);
+    cuda = *gpu;
+  }
+  const bool print_kernels = kernels || profiles;
+  // Asked-for reports are the whole answer; kernel sections alone are too
+  // unless the trace also holds a CUDA timeline.
+  const bool print_gpu = !opt.reports.empty() || (given.reports.empty() && cuda);
+  const bool print_rest = given.reports.empty() && !(profiles && !cuda);
+
+  GpuReportInput gpu;
+  if (print_gpu) {
+    int status = load_gpu_reports(
+        *reader, opt.reports.empty() ? report::default_gpu_reports() : opt.reports, gpu);
+    if (status != kExitOk) return status;
+  }
+  std::vector<store::BenchRun> runs;
+  std::optional<store::CpuProfileRows> cpu;
+  if (print_rest) {
+    if (reader->kind() == store::TraceKind::kStrata) {
+      auto read = reader->bench_runs();
+      if (!read) return print_usage_error(read.error().message);
+      runs = std::move(read).value();
+    }
+    auto read = store::read_cpu_profile(*reader);
+    if (!read) return print_usage_error(read.error().message);
+    cpu = std::move(read).value();
+  }
+
+  if (print_kernels) {
     int status = print_kernel_profiles(*reader, report::all_kernel_sections(), *format,
                                        KernelPrintContext{});
-    if (status != kExitOk || (kernels && opt.reports.empty())) return status;
-    if (given.reports.empty() && !store::has_cuda_data(*reader)) return status;
+    if (status != kExitOk) return status;
   }
-  if (!opt.reports.empty() || store::has_cuda_data(*reader)) {
-    auto format = report::parse_format(opt.cpu.format);
-    if (!format) return print_usage_error(format.error().message);
-    int status = print_gpu_reports(
-        *reader, opt.reports.empty() ? report::default_gpu_reports() : opt.reports, *format);
-    // Asked-for GPU reports are the whole answer; otherwise CPU/bench tables follow.
-    if (status != kExitOk || !opt.reports.empty()) return status;
-  }
+  if (print_gpu) print_gpu_reports(*reader, gpu, *format);
+  if (!print_rest) return kExitOk;
   bool printed = false;
-  if (reader->kind() == store::TraceKind::kStrata) {
-    auto runs = reader->bench_runs();
-    if (!runs) return print_usage_error(runs.error().message);
-    if (!runs->empty()) {
-      auto format = report::parse_format(opt.cpu.format);
-      if (!format) return print_usage_error(format.error().message);
-      auto bench = analysis::summarize_recorded_bench(*runs);
-      std::fputs(
-          report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
-          stdout);
-      printed = true;
-    }
+  if (!runs.empty()) {
+    auto bench = analysis::summarize_recorded_bench(runs);
+    std::fputs(
+        report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
+        stdout);
+    printed = true;
   }
-  auto cpu = store::read_cpu_profile(*reader);
-  if (!cpu) return print_usage_error(cpu.error().message);
-  if (cpu->has_value()) {
+  if (cpu) {
     if (printed) std::fputs("\n", stdout);
-    int status = print_cpu_profile(analysis::from_rows(**cpu), opt.cpu);
+    int status = print_cpu_profile(analysis::from_rows(*cpu), opt.cpu);
     if (status != kExitOk) return status;
     printed = true;
   }
   if (!printed) {
-    std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n", opt.file.c_str());
+    std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n",
+                 printable(opt.file).c_str());
   }
   return kExitOk;
 }
@@ -99,7 +125,8 @@ int run_multi_report(const ReportOptions& opt) {
     const auto* entry = report::find_report(name, report::ReportInput::kRanks);
     if (entry == nullptr) {
       std::fprintf(stderr, "strata: unknown --report '%s' with several files (known: %s)\n",
-                   name.c_str(), report::known_reports(report::ReportInput::kRanks).c_str());
+                   printable(name).c_str(),
+                   report::known_reports(report::ReportInput::kRanks).c_str());
       return kExitUsage;
     }
     entries.push_back(entry);

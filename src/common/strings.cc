@@ -123,4 +123,18 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string escape_json_del(std::string json) {
+  if (json.find('\x7f') == std::string::npos) return json;
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (char c : json) {
+    if (c == '\x7f') {
+      out += "\\u007f";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace strata

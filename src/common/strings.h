@@ -29,6 +29,11 @@ std::optional<long long> parse_int(std::string_view text);
 // safe to print on one terminal line: control bytes become \xNN escapes.
 std::string printable(std::string_view text);
 
+// JSON text as nlohmann's dump() writes it, with DEL (0x7f) as \u007f: JSON
+// allows the byte raw, a terminal should not get it. In UTF-8 the byte is
+// only ever DEL and in JSON text only inside a string, so this is exact.
+std::string escape_json_del(std::string json);
+
 // "1 thread", "3 threads", "2 processes": a count and its noun, the one
 // spelling every message uses.
 std::string plural(long long n, std::string_view one, std::string_view many);

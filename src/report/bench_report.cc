@@ -104,7 +104,9 @@ std::string render_bench(const analysis::BenchSummary& s, const BenchReportConte
       doc["missing_metrics"].push_back(
           {{"label", m.label}, {"iteration", m.iteration}, {"key", m.key}});
     }
-    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return escape_json_del(
+               doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+           "\n";
   }
   if (format == Format::kCsv) {
     std::string out = render(values, Format::kCsv);
@@ -118,7 +120,7 @@ std::string render_bench(const analysis::BenchSummary& s, const BenchReportConte
                      ctx.runs == 1 ? "" : "s", vs ? "each command" : "the command", ctx.warmups,
                      ctx.warmups == 1 ? "" : "s", vs ? ", interleaved A B A B ..." : "");
   for (const auto& c : s.commands) {
-    out += fmt::format("  {}: {}\n", c.label, printable(join_command(c.command)));
+    out += fmt::format("  {}: {}\n", printable(c.label), printable(join_command(c.command)));
   }
   out += "\n" + render(values, Format::kTable);
   if (vs) {
@@ -128,14 +130,15 @@ std::string render_bench(const analysis::BenchSummary& s, const BenchReportConte
   if (!s.failures.empty()) {
     out += "\nFailed runs (left out of the statistics):\n";
     for (const auto& f : s.failures) {
-      out += fmt::format("  {} {} {}: {}\n", f.label, f.warmup ? "warm-up" : "run", f.iteration + 1,
-                         termination(f));
+      out += fmt::format("  {} {} {}: {}\n", printable(f.label), f.warmup ? "warm-up" : "run",
+                         f.iteration + 1, termination(f));
     }
   }
   if (!s.missing_metrics.empty()) {
     out += "\nMetrics not printed:\n";
     for (const auto& m : s.missing_metrics) {
-      out += fmt::format("  {} run {}: no {}=VALUE on stdout\n", m.label, m.iteration + 1, m.key);
+      out += fmt::format("  {} run {}: no {}=VALUE on stdout\n", printable(m.label),
+                         m.iteration + 1, printable(m.key));
     }
   }
   return out;

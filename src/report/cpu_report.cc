@@ -202,7 +202,9 @@ std::string render_cpu_profile(const analysis::CpuHeader& h, const analysis::Cpu
     if (!threads.empty()) {
       doc["threads"] = nlohmann::ordered_json::parse(render(thread_table, Format::kJson));
     }
-    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return escape_json_del(
+               doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+           "\n";
   }
   if (format == Format::kCsv) {
     std::string out = render(functions, Format::kCsv);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "report/kernel_sections.h"
 
 namespace strata::report {
@@ -239,7 +240,8 @@ std::string render_table(const std::vector<KernelProfile>& profiles,
     if (!p.occupancy && !p.occupancy_error.empty() &&
         (chosen.count(KernelSection::kLaunchStatistics) ||
          chosen.count(KernelSection::kOccupancy))) {
-      out += "    Launch Statistics and Occupancy not computed: " + p.occupancy_error + "\n";
+      out += "    Launch Statistics and Occupancy not computed: " + printable(p.occupancy_error) +
+             "\n";
     }
     for (const PrintedSection& s : printed_sections(p, chosen)) {
       std::vector<const std::vector<Cell>*> rows;
@@ -284,10 +286,11 @@ std::string render_csv(const std::vector<KernelProfile>& profiles, const KernelS
       }
     }
   }
-  // ncu --csv quotes every field; so does this, doubling quotes inside.
+  // ncu --csv quotes every field; so does this, doubling quotes inside, with
+  // control bytes escaped as \xNN as in every CSV strata prints.
   auto quoted = [](const std::string& text) {
     std::string out = "\"";
-    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : printable(text)) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   };
   std::string out;
@@ -343,7 +346,7 @@ std::string render_json(const std::vector<KernelProfile>& profiles,
   nlohmann::ordered_json root;
   root["kernels"] = std::move(kernels);
   // Kernel names need not be UTF-8; replace rather than throw.
-  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return escape_json_del(root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace
@@ -378,7 +381,8 @@ Result<KernelSectionSet> parse_kernel_sections(const std::string& list) {
 }
 
 std::string profile_header_line(const KernelProfile& p) {
-  std::string line = fmt::format("  {} {}x{}", p.demangled, dims_text(p.grid), dims_text(p.block));
+  std::string line =
+      fmt::format("  {} {}x{}", printable(p.demangled), dims_text(p.grid), dims_text(p.block));
   if (p.context_id) line += fmt::format(", Context {}", *p.context_id);
   if (p.stream_id) line += fmt::format(", Stream {}", *p.stream_id);
   line += fmt::format(", Device {}", p.launch.device);

@@ -433,8 +433,8 @@ std::string render_kernel_sections(const KernelSectionsReport& rep, Format forma
 std::string kernel_header_line(const std::string& name, const analysis::DeviceProps& d,
                                const analysis::KernelLaunch& k) {
   std::string grid = k.grid_size ? fmt::format("({}, 1, 1)", *k.grid_size) : "(?, 1, 1)";
-  return fmt::format("  {} {}x({}, 1, 1), Device {}, CC {}.{}\n", name, grid, k.block_size, d.name,
-                     d.cc_major, d.cc_minor);
+  return fmt::format("  {} {}x({}, 1, 1), Device {}, CC {}.{}\n", printable(name), grid,
+                     k.block_size, printable(d.name), d.cc_major, d.cc_minor);
 }
 
 std::vector<std::string> findings_text(const KernelSectionsReport& rep) {

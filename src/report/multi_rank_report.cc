@@ -94,10 +94,10 @@ GpuReport rank_sum_report(const analysis::MultiRankResult& result,
     Cell rank = in.rank ? count_cell(*in.rank) : text_cell(s.label);
     Cell local = in.local_rank ? count_cell(*in.local_rank) : text_cell("-");
     r.table.rows.push_back(
-        {rank, local, text_cell(printable(in.host)), text_cell(devices_text(s.devices)),
-         count_cell(s.kernels), count_cell(s.communication_kernels), ns_cell(s.compute_ns),
-         ns_cell(s.communication_ns), ns_cell(s.memory_ns), ns_cell(s.busy_ns), ns_cell(s.idle_ns),
-         number_cell(idle_pct, 1), ns_cell(s.wait_ns), text_cell(printable(in.source))});
+        {rank, local, text_cell(in.host), text_cell(devices_text(s.devices)), count_cell(s.kernels),
+         count_cell(s.communication_kernels), ns_cell(s.compute_ns), ns_cell(s.communication_ns),
+         ns_cell(s.memory_ns), ns_cell(s.busy_ns), ns_cell(s.idle_ns), number_cell(idle_pct, 1),
+         ns_cell(s.wait_ns), text_cell(printable(in.source))});
   }
   r.notes.push_back(clock_note(result));
   return r;

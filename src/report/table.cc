@@ -44,7 +44,7 @@ namespace {
 
 std::string render_text(const Table& t) {
   std::vector<size_t> width(t.columns.size());
-  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].name.size();
+  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = printable(t.columns[c].name).size();
   std::vector<std::vector<std::string>> cells;
   for (const auto& row : t.rows) {
     std::vector<std::string> line;
@@ -67,11 +67,11 @@ std::string render_text(const Table& t) {
     out += '\n';
   };
   std::string out;
-  if (!t.title.empty()) out += t.title + "\n\n";
+  if (!t.title.empty()) out += printable(t.title) + "\n\n";
   std::vector<std::string> header;
   std::vector<std::string> rule;
   for (size_t c = 0; c < t.columns.size(); ++c) {
-    header.push_back(t.columns[c].name);
+    header.push_back(printable(t.columns[c].name));
     rule.push_back(std::string(width[c], '-'));
   }
   emit(header, out);
@@ -80,8 +80,12 @@ std::string render_text(const Table& t) {
   return out;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+// RFC 4180 quoting of a field made printable first: a control byte in a
+// name (a kernel's, a file's) prints as \xNN as in the table format, so
+// that neither a terminal nor a line-based reader sees it raw.
+std::string csv_field(const std::string& text) {
+  std::string s = printable(text);
+  if (s.find_first_of(",\"") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
@@ -123,7 +127,9 @@ std::string render_json(const Table& t) {
     rows.push_back(std::move(obj));
   }
   // Invalid UTF-8 from a target (kernel names, output) is replaced, not fatal.
-  return rows.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return escape_json_del(
+             rows.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+         "\n";
 }
 
 }  // namespace

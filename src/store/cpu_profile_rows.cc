@@ -1,8 +1,11 @@
 #include "store/cpu_profile_rows.h"
 
+#include <fmt/format.h>
+
 #include <map>
 
 #include "common/global_id.h"
+#include "common/strings.h"
 #include "store/sqlite_util.h"
 
 namespace strata::store {
@@ -161,15 +164,23 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
 
 Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader) {
   sqlite3* db = reader.handle();
-  const std::string where = reader.path() + ": ";
-  auto count = sql::Statement::prepare(
-      db,
-      "SELECT (SELECT count(*) FROM strata_cpu_samples) + (SELECT count(*) FROM strata_cpu_calls)",
-      where + "strata_cpu_samples");
-  if (!count) return std::optional<CpuProfileRows>{};  // no CPU tables: an nsys export
-  if (count->step() != SQLITE_ROW || count->column_int(0) == 0) {
-    return std::optional<CpuProfileRows>{};
+  const std::string name = printable(reader.path());
+  const std::string where = name + ": ";
+  // Only a missing table means "no CPU profile" (an nsys export, an older
+  // strata file); a table that is there but cannot be read is an error.
+  std::string count_sql;
+  for (const char* table : {"strata_cpu_samples", "strata_cpu_calls"}) {
+    STRATA_ASSIGN_OR_RETURN(bool exists, sql::table_exists(db, table, name));
+    if (!exists) continue;
+    count_sql += count_sql.empty() ? "SELECT " : " + ";
+    count_sql += fmt::format("(SELECT count(*) FROM {})", table);
   }
+  if (count_sql.empty()) return std::optional<CpuProfileRows>{};
+  STRATA_ASSIGN_OR_RETURN(sql::Statement count,
+                          sql::Statement::prepare(db, count_sql, where + "strata_cpu_samples"));
+  int counted = count.step();
+  if (counted != SQLITE_ROW) return sql::error(db, where + "reading strata_cpu_samples");
+  if (count.column_int(0) == 0) return std::optional<CpuProfileRows>{};
 
   CpuProfileRows rows;
   STRATA_ASSIGN_OR_RETURN(

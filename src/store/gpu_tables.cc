@@ -417,16 +417,26 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
   return out;
 }
 
-bool has_cuda_data(const TraceReader& reader) {
-  auto tables = reader.tables();
-  if (!tables) return false;
-  for (const auto& t : *tables) {
-    if ((t.name == "CUPTI_ACTIVITY_KIND_RUNTIME" || t.name == "CUPTI_ACTIVITY_KIND_KERNEL") &&
-        t.rows > 0) {
-      return true;
-    }
+Result<bool> cuda_data_present(const TraceReader& reader) {
+  const std::string name = printable(reader.path());
+  for (const char* table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_KERNEL"}) {
+    STRATA_ASSIGN_OR_RETURN(bool exists, sql::table_exists(reader.handle(), table, name));
+    if (!exists) continue;
+    STRATA_ASSIGN_OR_RETURN(
+        auto stmt,
+        sql::Statement::prepare(reader.handle(), fmt::format("SELECT 1 FROM {} LIMIT 1", table),
+                                fmt::format("{}: {}", name, table)));
+    int rc = stmt.step();
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE)
+      return sql::error(reader.handle(), fmt::format("{}: reading {}", name, table));
   }
   return false;
+}
+
+bool has_cuda_data(const TraceReader& reader) {
+  auto present = cuda_data_present(reader);
+  return !present || *present;
 }
 
 }  // namespace strata::store

@@ -183,7 +183,13 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
 
 // Whether the trace holds any CUDA trace rows (runtime calls or kernels):
 // what decides that `strata report` prints the GPU summaries by default.
-// False where the table list cannot be read.
+// A missing table (a CPU-only strata file, an export without CUDA) is "no";
+// a table that cannot be read is an error naming the file, never "no data".
+Result<bool> cuda_data_present(const TraceReader& reader);
+
+// cuda_data_present() for callers that go on to read the GPU tables anyway:
+// true where the probe failed, so that their read reports the error instead
+// of the file passing for one without CUDA data.
 bool has_cuda_data(const TraceReader& reader);
 
 }  // namespace strata::store

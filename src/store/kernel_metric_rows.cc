@@ -76,7 +76,8 @@ Status for_each_row(const TraceReader& reader, const char* table, const char* se
   if (!stmt) return make_error(fmt::format("{}: {}: {}", name, table, stmt.error().message));
   int rc;
   while ((rc = stmt->step()) == SQLITE_ROW) on_row(*stmt);
-  if (rc != SQLITE_DONE) return sql::error(reader.handle(), name);
+  if (rc != SQLITE_DONE)
+    return sql::error(reader.handle(), fmt::format("{}: reading {}", name, table));
   return Ok{};
 }
 
@@ -134,12 +135,25 @@ Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader) 
   return rows;
 }
 
+Result<bool> kernel_profiles_present(const TraceReader& reader) {
+  std::string name = printable(reader.path());
+  STRATA_ASSIGN_OR_RETURN(bool exists,
+                          sql::table_exists(reader.handle(), "strata_kernel_metrics", name));
+  if (!exists) return false;
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt,
+      sql::Statement::prepare(reader.handle(), "SELECT 1 FROM strata_kernel_metrics LIMIT 1",
+                              name + ": strata_kernel_metrics"));
+  int rc = stmt.step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc != SQLITE_DONE)
+    return sql::error(reader.handle(), name + ": reading strata_kernel_metrics");
+  return false;
+}
+
 bool has_kernel_profiles(const TraceReader& reader) {
-  auto exists = sql::table_exists(reader.handle(), "strata_kernel_metrics", reader.path());
-  if (!exists || !*exists) return false;
-  auto stmt = sql::Statement::prepare(reader.handle(),
-                                      "SELECT 1 FROM strata_kernel_metrics LIMIT 1", reader.path());
-  return stmt && stmt->step() == SQLITE_ROW;
+  auto present = kernel_profiles_present(reader);
+  return !present || *present;
 }
 
 }  // namespace strata::store

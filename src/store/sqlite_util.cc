@@ -58,6 +58,13 @@ Status exec(sqlite3* db, std::string_view sql, std::string_view what) {
 }
 
 Error error(sqlite3* db, std::string_view what) {
+  // Corruption is named as such whatever SQLite's wording, so that every
+  // verb says of a damaged file what `strata info` says.
+  int code = sqlite3_errcode(db) & 0xff;
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+    return make_error(fmt::format("{}: corrupt or truncated SQLite database ({})", what,
+                                  printable(sqlite3_errmsg(db))));
+  }
   return make_error(fmt::format("{}: {}", what, printable(sqlite3_errmsg(db))));
 }
 

@@ -59,7 +59,10 @@ class Statement {
 // Runs statements that return no rows.
 Status exec(sqlite3* db, std::string_view sql, std::string_view what);
 
-// "<what>: <sqlite message>" as one printable line.
+// "<what>: <sqlite message>" as one printable line; for SQLITE_CORRUPT and
+// SQLITE_NOTADB "<what>: corrupt or truncated SQLite database (<message>)".
+// A read error is always this error, never "no rows": callers that probe a
+// table tell "absent" (table_exists) from "unreadable" (this).
 Error error(sqlite3* db, std::string_view what);
 
 // Whether the database has a table of that name (case-insensitive, as

@@ -99,14 +99,8 @@ std::string readonly_uri(const std::string& path) {
   return uri;
 }
 
-// A read failure as the message `strata info` prints: corruption is named as
-// such, whatever SQLite's wording.
+// A read failure as every verb prints it (sql::error names corruption).
 Error read_error(sqlite3* db, const std::string& name) {
-  int code = sqlite3_errcode(db) & 0xff;
-  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
-    return make_error(fmt::format("{}: corrupt or truncated SQLite database ({})", name,
-                                  printable(sqlite3_errmsg(db))));
-  }
   return sql::error(db, name);
 }
 

@@ -1,0 +1,1 @@
+cp nsys-gpu_matmul-slow/gpu_matmul_slow.sqlite "$SCRATCH/t.sqlite" && chmod u+w "$SCRATCH/t.sqlite" && sqlite3 "$SCRATCH/t.sqlite" "UPDATE StringIds SET value = value || char(27) || '[31m' || char(13) || char(10) || char(127) || char(9) || ',' || char(34) WHERE value LIKE 'cuda%'" && $STRATA report "$SCRATCH/t.sqlite" --report cuda_api_sum --format csv

@@ -1,0 +1,1 @@
+cp nsys-gpu_matmul-slow/gpu_matmul_slow.sqlite "$SCRATCH/corrupt.sqlite" && chmod u+w "$SCRATCH/corrupt.sqlite" && head -c 4096 /dev/zero | tr '\0' '\377' | dd of="$SCRATCH/corrupt.sqlite" bs=4096 seek=27 count=1 conv=notrunc status=none && $STRATA info "$SCRATCH/corrupt.sqlite"
