@@ -90,8 +90,15 @@ Strata Strata::start(const Launch& launch) {
   return s;
 }
 
-void Strata::signal(int sig) const {
-  if (pid_ > 0) kill(pid_, sig);
+bool Strata::signal(int sig) const {
+  if (pid_ <= 0) return false;
+  // Not reaped yet, so kill() would "succeed" on a zombie: look first.
+  siginfo_t info{};
+  if (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+      info.si_pid == pid_) {
+    return false;
+  }
+  return kill(pid_, sig) == 0;
 }
 
 Finished Strata::wait(milliseconds limit) {

@@ -52,7 +52,9 @@ class Strata {
  public:
   static Strata start(const Launch& launch);
   pid_t pid() const { return pid_; }
-  void signal(int sig) const;
+  // Sends `sig` unless strata has already exited (then false: the moment
+  // drawn came after strata's end, and the run is an ordinary one).
+  bool signal(int sig) const;
   // Waits up to `limit`; past it strata is SIGKILLed and the result says so in err.
   Finished wait(milliseconds limit = milliseconds(30'000));
 
