@@ -31,8 +31,9 @@ struct BuildOptions {
   // fallback); the profile and the reports say so.
   analysis::ProfileMode mode = analysis::ProfileMode::kPerfEvent;
   size_t max_frames = 256;
-  // Read /tmp/perf-PID.map of every sampled process and delete it afterwards
-  // (only strata's own children are sampled, so the files are ours to remove).
+  // Read /tmp/perf-PID.map of every sampled process and delete it afterwards,
+  // but only a map the process itself wrote: a regular file owned by the uid
+  // it ran as, absent when the run started (perf_map_owner.h says why).
   bool python_perf_maps = true;
   std::string perf_map_dir = "/tmp";
   // Show Python functions as cProfile does: interpreter frames between and
