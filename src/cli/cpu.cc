@@ -63,7 +63,7 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace.path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace.path().c_str());
   if (report_status != kExitOk) return report_status;
   return run->process.shell_status();
 }
@@ -105,7 +105,7 @@ int run_cpu(const CpuOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace->path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace->path().c_str());
   if (report_status != kExitOk) return report_status;
   return raw.shell_status();
 }
