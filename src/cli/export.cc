@@ -55,8 +55,8 @@ int finish(std::optional<AtomicFile>& file, const exporter::ExportOutput& out) {
 }
 
 int export_timeline(const ExportOptions& opt, std::optional<AtomicFile>& file,
-                    const exporter::ExportEntry& entry,
-                    const exporter::ExportContext& context, const store::TraceReader& reader) {
+                    const exporter::ExportEntry& entry, const exporter::ExportContext& context,
+                    const store::TraceReader& reader) {
   store::GpuLoadOptions load;
   load.timeline = true;
   auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
@@ -73,8 +73,8 @@ int export_timeline(const ExportOptions& opt, std::optional<AtomicFile>& file,
 }
 
 int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file,
-                       const exporter::ExportEntry& entry,
-                       const exporter::ExportContext& context, const store::TraceReader& reader) {
+                       const exporter::ExportEntry& entry, const exporter::ExportContext& context,
+                       const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
   if (!rows) return print_usage_error(rows.error().message);
   if (!rows->has_value()) {

@@ -69,8 +69,8 @@ Result<std::string> choose_output_path(const std::optional<std::string>& request
 }
 
 struct TraceWriter::Impl {
-  std::string path;       // the final name (a guess until commit() for numbered names)
-  std::string temp_path;  // the file SQLite writes
+  std::string path;                // the final name (a guess until commit() for numbered names)
+  std::string temp_path;           // the file SQLite writes
   std::optional<AtomicFile> file;  // owns temp_path: removes it unless published
   std::optional<Numbered> numbered;
   sqlite3* db = nullptr;
@@ -168,8 +168,8 @@ Status TraceWriter::Impl::init_schema() {
 }
 
 Result<TraceWriter> TraceWriter::create(const std::string& path, bool overwrite) {
-  STRATA_ASSIGN_OR_RETURN(AtomicFile file,
-                          AtomicFile::create(path, overwrite ? Existing::kReplace : Existing::kRefuse));
+  STRATA_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(path, overwrite ? Existing::kReplace
+                                                                              : Existing::kRefuse));
   auto impl = std::make_unique<Impl>();
   impl->file.emplace(std::move(file));
   return open_temp(std::move(impl));
@@ -193,9 +193,9 @@ Result<TraceWriter> TraceWriter::open_temp(std::unique_ptr<Impl> impl) {
   impl->temp_path = impl->file->temp_path();
   impl->file->close_fd();  // SQLite opens the file by name
   // NOFOLLOW: the temporary name is ours (O_EXCL); never a link put there since.
-  int rc = sqlite3_open_v2(
-      impl->temp_path.c_str(), &impl->db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
+  int rc =
+      sqlite3_open_v2(impl->temp_path.c_str(), &impl->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   if (rc != SQLITE_OK) {
     return impl->db ? sql::error(impl->db, printable(impl->path))
                     : sql::error_code(rc, printable(impl->path));

@@ -86,10 +86,11 @@ TEST(OutputsCli, ExportOutputProblemsAreUsageErrorsWithTheReason) {
            {"''", "strata: -o '': empty output file name (use -o - for standard output)"},
            {"d", "strata: cannot write 'd': it is a directory"},
            {"d/", "strata: cannot write 'd/': it is a directory"},
-           {"no/such/out.svg", "strata: cannot create 'no/such/out.svg': No such file or directory"},
+           {"no/such/out.svg",
+            "strata: cannot create 'no/such/out.svg': No such file or directory"},
        }) {
-    auto r = run_strata("export '" + kCpuTrace + "' --format svg --force -o " + c.output,
-                        dir.path());
+    auto r =
+        run_strata("export '" + kCpuTrace + "' --format svg --force -o " + c.output, dir.path());
     EXPECT_EQ(r.status, 2) << c.output;
     ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
     EXPECT_EQ(r.err_lines()[0], c.line);
@@ -115,7 +116,8 @@ TEST(OutputsCli, RecordingVerbsRefuseABadOutputBeforeRunning) {
   };
   const std::vector<Case> cases = {
       {"-o d --force", "strata: cannot write 'd': it is a directory"},
-      {"-o no/such/t.sqlite", "strata: cannot create 'no/such/t.sqlite': No such file or directory"},
+      {"-o no/such/t.sqlite",
+       "strata: cannot create 'no/such/t.sqlite': No such file or directory"},
       {"-o taken.sqlite", "strata: taken.sqlite exists; use --force to overwrite"},
       {"-o ''", "strata: -o '': empty output file name"},
   };
@@ -165,13 +167,14 @@ TEST(OutputsCli, BenchVsCommandThatCannotStartIsRefusedBeforeAnythingRuns) {
     std::string line;
   };
   for (const Case& c : std::vector<Case>{
-           {"no-such-command-strata", "strata: cannot start 'no-such-command-strata': No such "
-                                      "file or directory"},
+           {"no-such-command-strata",
+            "strata: cannot start 'no-such-command-strata': No such "
+            "file or directory"},
            {"./not-executable", "strata: cannot start './not-executable': Permission denied"},
            {".", "strata: cannot start '.': Permission denied"},
        }) {
-    auto r = run_strata("bench -o t.sqlite --vs '" + c.vs + " --flag' -- sh -c 'touch ran'",
-                        dir.path());
+    auto r =
+        run_strata("bench -o t.sqlite --vs '" + c.vs + " --flag' -- sh -c 'touch ran'", dir.path());
     EXPECT_EQ(r.status, 127) << c.vs;
     ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
     EXPECT_EQ(r.err_lines()[0], c.line);
@@ -216,8 +219,8 @@ TEST(OutputsCli, ParallelRunsWithoutOutputGetDistinctFiles) {
 // directory clears it (only it: a live process's and a foreign name stay).
 TEST(OutputsCli, ATraceRunClearsTemporariesOfKilledRuns) {
   ScratchDir dir;
-  auto r = run_strata("bench -n 1 --warmup 0 -q -o t.sqlite -- sh -c 'kill -KILL $PPID'",
-                      dir.path());
+  auto r =
+      run_strata("bench -n 1 --warmup 0 -q -o t.sqlite -- sh -c 'kill -KILL $PPID'", dir.path());
   EXPECT_EQ(r.status, 128 + 9) << r.err;
   std::vector<std::string> left = entries(dir.path());
   ASSERT_EQ(left.size(), 1u) << "the killed run's temporary file";

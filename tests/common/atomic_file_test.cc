@@ -167,8 +167,8 @@ TEST(AtomicFile, AFailedWriteKeepsTheOldFileAndLeavesNoTemporary) {
     rlimit limit{4096, 4096};
     ::setrlimit(RLIMIT_FSIZE, &limit);
     Status written = write_file_atomically(path, std::string(1 << 16, 'x'), Existing::kReplace);
-    bool as_expected = !written.ok() && written.error().message ==
-                                            "cannot write '" + path + "': File too large";
+    bool as_expected =
+        !written.ok() && written.error().message == "cannot write '" + path + "': File too large";
     if (!written.ok()) std::fprintf(stderr, "%s\n", written.error().message.c_str());
     _exit(as_expected ? 0 : 1);
   }
@@ -214,8 +214,7 @@ TEST(AtomicFile, PublishNumberedTakesTheFirstFreeName) {
   EXPECT_EQ(file->path(), dir.file("t3.sqlite"));
   EXPECT_EQ(slurp(dir.file("t1.sqlite")), "a");
   EXPECT_EQ(slurp(dir.file("t3.sqlite")), "c");
-  EXPECT_EQ(entries(dir.path()),
-            (std::vector<std::string>{"t1.sqlite", "t2.sqlite", "t3.sqlite"}));
+  EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"t1.sqlite", "t2.sqlite", "t3.sqlite"}));
 }
 
 TEST(AtomicFile, TemporaryNamesParseExactly) {
@@ -231,7 +230,8 @@ TEST(AtomicFile, TemporaryNamesParseExactly) {
         ".t.sqlite.strata-123-0000ABCD-deadbeef", ".t.sqlite.strata--0000abcd-deadbeef",
         ".t.sqlite.strata-12x-0000abcd-deadbeef", "..strata-123-0000abcd-deadbeef",
         ".t.sqlite.strata-0-0000abcd-deadbeef", ".t.sqlite.strata-123-0000abcd-deadbeef~",
-        ".t.sqlite.strata-123-0000abcddeadbeef", ".t.sqlite.strata-12345678901-0000abcd-deadbeef"}) {
+        ".t.sqlite.strata-123-0000abcddeadbeef",
+        ".t.sqlite.strata-12345678901-0000abcd-deadbeef"}) {
     EXPECT_FALSE(parse_temp_name(name, &pid, &host)) << name;
   }
 }
