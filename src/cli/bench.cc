@@ -29,7 +29,7 @@ namespace {
 struct BenchOptions {
   int runs = 5;
   int warmups = 1;
-  std::string vs;
+  std::optional<std::string> vs;  // set but empty is a usage error
   std::vector<std::string> metrics;
   std::optional<std::string> output;
   bool force = false;
@@ -50,10 +50,15 @@ int run_bench(const BenchOptions& opt) {
     return kExitUsage;
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> commands = {{"A", opt.command}};
-  if (!opt.vs.empty()) {
-    auto b = split_command_line(opt.vs);
+  if (opt.vs) {
+    auto b = split_command_line(*opt.vs);
     if (!b) {
       std::fprintf(stderr, "strata: --vs: %s\n", b.error().message.c_str());
+      return kExitUsage;
+    }
+    if (b->empty() || b->front().empty()) {
+      std::fprintf(stderr, "strata: --vs '%s': names no command (--vs 'CMD2 ARGS')\n",
+                   printable(*opt.vs).c_str());
       return kExitUsage;
     }
     commands.push_back({"B", std::move(b).value()});
@@ -66,9 +71,18 @@ int run_bench(const BenchOptions& opt) {
     }
   }
 
+  // Both commands are checked before either runs: a B that cannot start
+  // would otherwise stop the loop after A's first run. Same line and status
+  // as a command that fails to start (run_process).
+  for (const auto& [label, argv] : commands) {
+    if (auto problem = command_start_problem(argv)) {
+      std::fprintf(stderr, "strata: %s\n", problem->c_str());
+      return kExitCannotStart;
+    }
+  }
+
   auto trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
   if (!trace) return kExitUsage;
-  std::string& path = trace->path;
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
 
@@ -147,7 +161,7 @@ int run_bench(const BenchOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: results written to %s\n", path.c_str());
+  std::fprintf(stderr, "strata: results written to %s\n", trace->path().c_str());
 
   if (!started) return kExitCannotStart;
   if (forwarder.received()) return 128 + forwarder.received();

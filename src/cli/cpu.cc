@@ -66,7 +66,7 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace.path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace.path().c_str());
   if (report_status != kExitOk) return report_status;
   return status_unless_interrupted(interrupts, run->process.shell_status());
 }
@@ -115,7 +115,7 @@ int run_cpu(const CpuOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace->path.c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", trace->path().c_str());
   if (report_status != kExitOk) return report_status;
   return status_unless_interrupted(interrupts, raw.shell_status());
 }

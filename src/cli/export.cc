@@ -4,11 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
+#include <optional>
 
 #include "analysis/cpu_profile_rows_convert.h"
 #include "cli/verbs.h"
+#include "common/atomic_file.h"
 #include "common/build_info.h"
 #include "common/strings.h"
 #include "export/gpu_timeline.h"
@@ -29,30 +30,33 @@ struct ExportOptions {
 
 // --- the verb -----------------------------------------------------------------
 
-int write_output(const ExportOptions& opt, const std::string& text) {
-  if (opt.output == "-") {
+// `file` is the output made at the start (nullopt for "-", stdout): written
+// whole under its temporary name, then moved into place (common/atomic_file.h),
+// so a full disk or a symlink at the name never costs the user a file.
+int write_output(std::optional<AtomicFile>& file, const std::string& text) {
+  if (!file) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return kExitOk;
   }
-  std::ofstream out(opt.output, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "strata: cannot write %s\n", opt.output.c_str());
+  Status written = file->write(text);
+  if (written) written = file->publish();
+  if (!written) {
+    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: wrote %s\n", opt.output.c_str());
+  std::fprintf(stderr, "strata: wrote %s\n", file->path().c_str());
   return kExitOk;
 }
 
 // Prints the export's notes and writes its text.
-int finish(const ExportOptions& opt, const exporter::ExportOutput& out) {
+int finish(std::optional<AtomicFile>& file, const exporter::ExportOutput& out) {
   for (const auto& note : out.notes) std::fprintf(stderr, "strata: note: %s\n", note.c_str());
-  return write_output(opt, out.text);
+  return write_output(file, out.text);
 }
 
-int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry,
-                    const exporter::ExportContext& context, const store::TraceReader& reader) {
+int export_timeline(const ExportOptions& opt, std::optional<AtomicFile>& file,
+                    const exporter::ExportEntry& entry, const exporter::ExportContext& context,
+                    const store::TraceReader& reader) {
   store::GpuLoadOptions load;
   load.timeline = true;
   auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
@@ -65,19 +69,20 @@ int export_timeline(const ExportOptions& opt, const exporter::ExportEntry& entry
                  printable(opt.file).c_str());
     return kExitUsage;
   }
-  return finish(opt, entry.from_timeline(timeline, context));
+  return finish(file, entry.from_timeline(timeline, context));
 }
 
-int export_cpu_profile(const ExportOptions& opt, const exporter::ExportEntry& entry,
-                       const exporter::ExportContext& context, const store::TraceReader& reader) {
+int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file,
+                       const exporter::ExportEntry& entry, const exporter::ExportContext& context,
+                       const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
   if (!rows) return print_usage_error(rows.error().message);
   if (!rows->has_value()) {
     std::fprintf(stderr, "strata: %s: no CPU profile to export (record one with strata cpu)\n",
-                 opt.file.c_str());
+                 printable(opt.file).c_str());
     return kExitUsage;
   }
-  return finish(opt, entry.from_profile(analysis::from_rows(**rows), context));
+  return finish(file, entry.from_profile(analysis::from_rows(**rows), context));
 }
 
 int run_export(const ExportOptions& opt) {
@@ -87,10 +92,18 @@ int run_export(const ExportOptions& opt) {
                  exporter::export_names().c_str());
     return kExitUsage;
   }
-  std::error_code ec;
-  if (!opt.force && opt.output != "-" && std::filesystem::exists(opt.output, ec)) {
-    std::fprintf(stderr, "strata: %s exists; use --force to overwrite\n", opt.output.c_str());
-    return kExitUsage;
+  if (opt.output.empty()) {
+    return print_usage_error("-o '': empty output file name (use -o - for standard output)");
+  }
+  // The output is checked, and its temporary file made, before the trace is
+  // read: a directory, a missing or unwritable directory or an existing file
+  // without --force is a usage error now, not after the work.
+  std::optional<AtomicFile> file;
+  if (opt.output != "-") {
+    auto created =
+        AtomicFile::create(opt.output, opt.force ? Existing::kReplace : Existing::kRefuse);
+    if (!created) return print_usage_error(created.error().message);
+    file.emplace(std::move(created).value());
   }
   auto reader = store::TraceReader::open(opt.file);
   if (!reader) return print_usage_error(reader.error().message);
@@ -98,9 +111,9 @@ int run_export(const ExportOptions& opt) {
   context.file_name = std::filesystem::path(opt.file).filename().string();
   context.exporter = std::string("strata ") + build::kVersion;
   if (entry->input == exporter::ExportInput::kGpuTimeline) {
-    return export_timeline(opt, *entry, context, *reader);
+    return export_timeline(opt, file, *entry, context, *reader);
   }
-  return export_cpu_profile(opt, *entry, context, *reader);
+  return export_cpu_profile(opt, file, *entry, context, *reader);
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ int run_kernels(const KernelsOptions& opt) {
   }
   auto ingested = ingest_agent_run(*run_dir, *result, *trace);
   if (!ingested) return kExitFailed;
-  std::fprintf(stderr, "strata: trace written to %s\n", trace->path.c_str());
+  std::fprintf(stderr, "strata: trace written to %s\n", trace->path().c_str());
 
   int report_status = kExitOk;
   if (ingested->spools.empty()) {
@@ -205,7 +205,7 @@ int run_kernels(const KernelsOptions& opt) {
                  "its CUDA runtime is linked statically without injection support)\n");
     if (*format == report::Format::kJson) std::fputs("{\"kernels\": []}\n", stdout);
   } else {
-    auto reader = store::TraceReader::open(trace->path);
+    auto reader = store::TraceReader::open(trace->path());
     if (!reader) {
       std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
       report_status = kExitFailed;

@@ -1,8 +1,12 @@
 #include "cli/new_trace.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "common/build_info.h"
@@ -26,12 +30,16 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
     }
     requested = std::move(expanded).value();
   }
-  auto path = store::choose_output_path(requested, force, stem);
-  if (!path) {
-    std::fprintf(stderr, "strata: %s\n", path.error().message.c_str());
+  if (requested && requested->empty()) {
+    std::fprintf(stderr, "strata: -o '': empty output file name\n");
     return std::nullopt;
   }
-  auto writer = store::TraceWriter::create(*path, force);
+  // Everything about the output is checked here, before the target runs:
+  // create() makes the temporary file beside it (so a missing or unwritable
+  // directory fails now) and refuses a directory or, without --force, a taken
+  // name.
+  auto writer = requested ? store::TraceWriter::create(*requested, force)
+                          : store::TraceWriter::create_numbered(stem);
   if (!writer) {
     std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
     return std::nullopt;
@@ -67,14 +75,46 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
   info.host = host_name();
   info.tool_version = build::kVersion;
   info.start_ns = rank.clock_realtime_ns;
-  return NewTrace{std::move(path).value(), std::move(writer).value(), std::move(info),
-                  std::move(rank)};
+  return NewTrace{std::move(writer).value(), std::move(info), std::move(rank)};
 }
 
 Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest) {
   STRATA_TRY(trace.writer.write_run(trace.info));
   STRATA_TRY(write_rest());
   return trace.writer.commit();
+}
+
+std::optional<std::string> command_start_problem(const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0].empty()) return "cannot start '': empty command";
+  const std::string& name = argv[0];
+  auto problem = [&](int err) { return "cannot start '" + name + "': " + std::strerror(err); };
+  auto check = [](const std::string& file) -> int {
+    struct stat st;
+    if (::stat(file.c_str(), &st) != 0) return errno;
+    if (!S_ISREG(st.st_mode) || ::access(file.c_str(), X_OK) != 0) return EACCES;
+    return 0;
+  };
+  // As execvp: a name with a slash is a path; else each PATH entry in turn
+  // (an empty entry is the current directory), and EACCES wins over ENOENT
+  // when some entry held a file that cannot be run.
+  if (name.find('/') != std::string::npos) {
+    int err = check(name);
+    return err == 0 ? std::nullopt : std::optional(problem(err));
+  }
+  const char* env_path = std::getenv("PATH");
+  std::string search = env_path != nullptr ? env_path : "/bin:/usr/bin";
+  bool denied = false;
+  size_t start = 0;
+  for (;;) {
+    size_t end = search.find(':', start);
+    std::string dir = search.substr(start, end == std::string::npos ? end : end - start);
+    int err = check((dir.empty() ? std::string(".") : dir) + "/" + name);
+    if (err == 0) return std::nullopt;
+    if (err == EACCES) denied = true;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return problem(denied ? EACCES : ENOENT);
 }
 
 }  // namespace strata::cli

@@ -1,7 +1,8 @@
 // What every recording verb does first: pick the trace file (-o, with nsys's
-// %q{VAR}, %p, %h and %% expanded, or the first free STEM<N>.sqlite), create
-// it, start the run's metadata, and record which rank of a distributed job
-// this is (strata_ranks: launcher variables and a clock pair).
+// %q{VAR}, %p, %h and %% expanded, or the first free STEM<N>.sqlite, taken
+// when the trace is committed), check that it can be written and create its
+// temporary file, start the run's metadata, and record which rank of a
+// distributed job this is (strata_ranks: launcher variables and a clock pair).
 #pragma once
 
 #include <functional>
@@ -16,14 +17,19 @@
 namespace strata::cli {
 
 struct NewTrace {
-  std::string path;
   store::TraceWriter writer;
   store::RunInfo info;  // verb, command, directory, host, strata version and start time
   store::RankRow rank;  // already written into the trace
+
+  // The trace's file: after the commit the name it took, which for a default
+  // name may differ from the one free at the start (parallel runs).
+  const std::string& path() const { return writer.path(); }
 };
 
 // On failure prints the one-line error and returns nullopt: the verb exits 2.
-// A bad output name (unknown specifier, unset variable) is such a failure.
+// A bad output name (unknown specifier, unset variable, empty), a directory,
+// a missing or unwritable directory, an existing file without `force` are
+// such failures. Call it before running the target.
 std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
                                     const std::string& stem, const std::string& verb,
                                     const std::vector<std::string>& command);
@@ -32,5 +38,10 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
 // write_rest writes, in the trace's one transaction, committed. The first
 // error stops it (nothing is committed then).
 Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest);
+
+// "cannot start 'CMD': REASON" when argv[0] would not start (not found in
+// PATH, not executable), as execvp would decide; nullopt when it would. For
+// commands run later in a verb (bench --vs), checked before anything runs.
+std::optional<std::string> command_start_problem(const std::vector<std::string>& argv);
 
 }  // namespace strata::cli

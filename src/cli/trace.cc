@@ -129,7 +129,6 @@ int run_trace(const TraceOptions& opt) {
   SignalForwarder interrupts;
   auto trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
   if (!trace) return kExitUsage;
-  std::string& path = trace->path;
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
   auto run_dir = make_run_dir();
@@ -171,11 +170,11 @@ int run_trace(const TraceOptions& opt) {
                    static_cast<unsigned long long>(ingested->stats.agent_dropped));
     }
   }
-  std::fprintf(stderr, "strata: trace written to %s\n", path.c_str());
+  std::fprintf(stderr, "strata: trace written to %s\n", trace->path().c_str());
 
   int report_status = kExitOk;
   if (stats && !spools.empty()) {
-    auto reader = store::TraceReader::open(path);
+    auto reader = store::TraceReader::open(trace->path());
     if (!reader) {
       std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
       report_status = kExitFailed;

@@ -97,7 +97,16 @@ class TraceWriter {
   // temporary name beside `path` and renamed onto it by commit(), so a failed
   // or interrupted run never leaves a half-written trace under its final name
   // and never clobbers an existing file unless `overwrite`.
+  // `path` is checked at once (common/atomic_file.h: a directory, a missing or
+  // unwritable directory, an existing file without `overwrite`), so a verb
+  // fails before it runs anything.
   static Result<TraceWriter> create(const std::string& path, bool overwrite);
+  // For a run without -o: the trace becomes "<stem>N.sqlite" with the first N
+  // free when commit() moves it into place (nsys's report1, report2, ...).
+  // Choosing and taking the name is one atomic step there, so parallel runs
+  // get distinct files and a killed run leaves no placeholder behind. path()
+  // is the first free name at create() until commit(), the name taken after.
+  static Result<TraceWriter> create_numbered(const std::string& stem);
 
   TraceWriter(TraceWriter&&) noexcept;
   TraceWriter& operator=(TraceWriter&&) noexcept;
@@ -114,7 +123,8 @@ class TraceWriter {
   // survivable bad input (dropped records, bad chunks) is counted in the file.
   Status add_counter(const std::string& name, int64_t delta);
 
-  // Commits the transaction and moves the file to its final name.
+  // Commits the transaction and moves the file to its final name; on error
+  // the temporary file is gone and the final name untouched.
   Status commit();
 
   const std::string& path() const;
@@ -125,6 +135,7 @@ class TraceWriter {
  private:
   struct Impl;
   explicit TraceWriter(std::unique_ptr<Impl> impl);
+  static Result<TraceWriter> open_temp(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,9 +1,11 @@
 // TraceWriter and choose_output_path (store/trace_db.h).
 //
-// The file is built under a temporary name with journaling and syncing off:
-// nothing reads it until commit() renames it into place, and a crash before
-// that leaves only the temporary file, never a damaged trace under the final
-// name. commit() fsyncs before the rename for the same reason.
+// The file is built under a temporary name (common/atomic_file.h) with
+// journaling and syncing off: nothing reads it until commit() renames it into
+// place, and a crash before that leaves only the temporary file, never a
+// damaged trace under the final name. commit() fsyncs before the rename for
+// the same reason. Error messages name the final file, which is what the user
+// asked for; the temporary name would mean nothing to them.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "common/build_info.h"
 #include "common/strings.h"
 #include "store/schema.h"
@@ -43,9 +46,11 @@ std::string exists_message(const std::string& path) {
   return fmt::format("{} exists; use --force to overwrite", printable(path));
 }
 
-std::string errno_message(std::string_view what, const std::string& path) {
-  return fmt::format("{}: {}: {}", printable(path), what, std::strerror(errno));
-}
+// A run without -o: the trace takes the first free "<stem>N.sqlite", N >= first.
+struct Numbered {
+  std::string stem;
+  int first = 1;
+};
 
 }  // namespace
 
@@ -64,11 +69,11 @@ Result<std::string> choose_output_path(const std::optional<std::string>& request
 }
 
 struct TraceWriter::Impl {
-  std::string path;
-  std::string temp_path;
-  bool overwrite = false;
+  std::string path;                // the final name (a guess until commit() for numbered names)
+  std::string temp_path;           // the file SQLite writes
+  std::optional<AtomicFile> file;  // owns temp_path: removes it unless published
+  std::optional<Numbered> numbered;
   sqlite3* db = nullptr;
-  bool committed = false;
   int64_t next_string_id = 0;
   std::unordered_map<std::string, int64_t> string_ids;
   sql::Statement insert_string;
@@ -84,8 +89,7 @@ struct TraceWriter::Impl {
     insert_kernel_batch = {};
     insert_kernel_graph = {};
     add_counter = {};
-    if (db != nullptr) sqlite3_close(db);
-    if (!committed && !temp_path.empty()) ::unlink(temp_path.c_str());
+    if (db != nullptr) sqlite3_close(db);  // before `file` removes the temporary file
   }
 
   Status check_open() const {
@@ -93,14 +97,14 @@ struct TraceWriter::Impl {
       return make_error(fmt::format("{}: trace already committed", printable(path)));
     return Ok{};
   }
-  Status exec(std::string_view text) { return sql::exec(db, text, printable(temp_path)); }
+  Status exec(std::string_view text) { return sql::exec(db, text, printable(path)); }
   Result<sql::Statement> prepare(std::string_view text) {
-    return sql::Statement::prepare(db, text, printable(temp_path));
+    return sql::Statement::prepare(db, text, printable(path));
   }
   Status step_done(sql::Statement& stmt) {
     int rc = stmt.step();
     stmt.reset();
-    if (rc != SQLITE_DONE) return sql::error(db, printable(temp_path));
+    if (rc != SQLITE_DONE) return sql::error(db, printable(path));
     return Ok{};
   }
   Status init_schema();
@@ -115,7 +119,7 @@ Status TraceWriter::Impl::shrink_if_small() {
   int64_t pages = 0;
   {
     STRATA_ASSIGN_OR_RETURN(auto stmt, prepare("PRAGMA page_count"));
-    if (stmt.step() != SQLITE_ROW) return sql::error(db, printable(temp_path));
+    if (stmt.step() != SQLITE_ROW) return sql::error(db, printable(path));
     pages = stmt.column_int(0);
   }
   if (pages > kSmallPages) return Ok{};
@@ -164,36 +168,37 @@ Status TraceWriter::Impl::init_schema() {
 }
 
 Result<TraceWriter> TraceWriter::create(const std::string& path, bool overwrite) {
-  if (path.empty()) return make_error("empty output file name");
-  if (!overwrite && path_taken(path)) return make_error(exists_message(path));
-  fs::path target(path);
-  fs::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
-  // Not mkstemp: its 0600 mode would survive the rename; traces get the
-  // usual 0666 & ~umask like any file the user creates.
-  std::random_device entropy;
-  std::string templ;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    templ = (dir /
-             fmt::format(".{}.strata-{}-{:08x}", target.filename().string(), ::getpid(), entropy()))
-                .string();
-    fd = ::open(templ.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0) return make_error(errno_message("cannot create a file beside it", path));
-  ::close(fd);
-
+  STRATA_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(path, overwrite ? Existing::kReplace
+                                                                              : Existing::kRefuse));
   auto impl = std::make_unique<Impl>();
-  impl->path = path;
-  impl->temp_path = templ;
-  impl->overwrite = overwrite;
+  impl->file.emplace(std::move(file));
+  return open_temp(std::move(impl));
+}
+
+Result<TraceWriter> TraceWriter::create_numbered(const std::string& stem) {
+  // The first free name now is only a guess (and what path() says until
+  // commit()): the name is taken when the finished trace is moved into place,
+  // so that a SIGKILL leaves nothing under it and parallel runs differ.
+  STRATA_ASSIGN_OR_RETURN(std::string guess, choose_output_path(std::nullopt, false, stem));
+  int first = std::stoi(guess.substr(stem.size()));
+  STRATA_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::create(guess, Existing::kReplace));
+  auto impl = std::make_unique<Impl>();
+  impl->file.emplace(std::move(file));
+  impl->numbered = Numbered{stem, first};
+  return open_temp(std::move(impl));
+}
+
+Result<TraceWriter> TraceWriter::open_temp(std::unique_ptr<Impl> impl) {
+  impl->path = impl->file->path();
+  impl->temp_path = impl->file->temp_path();
+  impl->file->close_fd();  // SQLite opens the file by name
+  // NOFOLLOW: the temporary name is ours (O_EXCL); never a link put there since.
   int rc =
-      sqlite3_open_v2(templ.c_str(), &impl->db,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+      sqlite3_open_v2(impl->temp_path.c_str(), &impl->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW, nullptr);
   if (rc != SQLITE_OK) {
-    return impl->db ? sql::error(impl->db, printable(templ))
-                    : sql::error_code(rc, printable(templ));
+    return impl->db ? sql::error(impl->db, printable(impl->path))
+                    : sql::error_code(rc, printable(impl->path));
   }
   STRATA_TRY(impl->init_schema());
   return TraceWriter(std::move(impl));
@@ -386,14 +391,14 @@ Status TraceWriter::write_kernels(std::span<const KernelRow> rows) {
     for (int r = 0; r < kKernelBatch; ++r) batch_binder.bind(stmt, r, rows[i + r]);
     int rc = stmt.step();
     sqlite3_reset(stmt.get());
-    if (rc != SQLITE_DONE) return sql::error(impl.db, printable(impl.temp_path));
+    if (rc != SQLITE_DONE) return sql::error(impl.db, printable(impl.path));
   }
   for (; i < rows.size(); ++i) {
     sql::Statement& stmt = impl.insert_kernel;
     single_binder.bind(stmt, 0, rows[i]);
     int rc = stmt.step();
     sqlite3_reset(stmt.get());
-    if (rc != SQLITE_DONE) return sql::error(impl.db, printable(impl.temp_path));
+    if (rc != SQLITE_DONE) return sql::error(impl.db, printable(impl.path));
   }
   for (const KernelRow& row : rows) {
     if (!row.graph_id) continue;
@@ -439,34 +444,16 @@ Status TraceWriter::commit() {
   impl.add_counter = {};
   int rc = sqlite3_close(impl.db);
   impl.db = nullptr;
-  if (rc != SQLITE_OK) return sql::error_code(rc, printable(impl.temp_path));
+  if (rc != SQLITE_OK) return sql::error_code(rc, printable(impl.path));
 
-  int fd = ::open(impl.temp_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    Error error = make_error(errno_message("cannot sync", impl.temp_path));
-    if (fd >= 0) ::close(fd);
-    return error;
+  if (impl.numbered) {
+    const Numbered& numbered = *impl.numbered;
+    STRATA_TRY(impl.file->publish_numbered(
+        [&](int n) { return fmt::format("{}{}.sqlite", numbered.stem, n); }, numbered.first));
+  } else {
+    STRATA_TRY(impl.file->publish());
   }
-  ::close(fd);
-
-  if (impl.overwrite) {
-    if (::rename(impl.temp_path.c_str(), impl.path.c_str()) != 0) {
-      return make_error(errno_message("cannot move the trace into place", impl.path));
-    }
-  } else if (::renameat2(AT_FDCWD, impl.temp_path.c_str(), AT_FDCWD, impl.path.c_str(),
-                         RENAME_NOREPLACE) != 0) {
-    // RENAME_NOREPLACE keeps a file that appeared since create() from being
-    // clobbered; filesystems without it get the check-then-rename fallback.
-    if (errno == EEXIST) return make_error(exists_message(impl.path));
-    if (errno != EINVAL && errno != ENOSYS) {
-      return make_error(errno_message("cannot move the trace into place", impl.path));
-    }
-    if (path_taken(impl.path)) return make_error(exists_message(impl.path));
-    if (::rename(impl.temp_path.c_str(), impl.path.c_str()) != 0) {
-      return make_error(errno_message("cannot move the trace into place", impl.path));
-    }
-  }
-  impl.committed = true;
+  impl.path = impl.file->path();
   return Ok{};
 }
 

@@ -1,0 +1,1 @@
+$STRATA bench -o "$SCRATCH" --force -- sh -c 'echo ran'

@@ -1,0 +1,1 @@
+$STRATA bench --vs '' -- sh -c 'echo ran'

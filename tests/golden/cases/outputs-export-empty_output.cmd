@@ -1,0 +1,1 @@
+$STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format folded -o ''

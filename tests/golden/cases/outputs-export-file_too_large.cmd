@@ -1,0 +1,1 @@
+echo old > "$SCRATCH/out.json"; (trap "" XFSZ; ulimit -f 8; $STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format speedscope --force -o "$SCRATCH/out.json"); status=$?; cat "$SCRATCH/out.json"; ls -A "$SCRATCH"; exit $status

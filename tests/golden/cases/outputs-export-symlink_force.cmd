@@ -1,0 +1,1 @@
+echo secret > "$SCRATCH/victim"; ln -s victim "$SCRATCH/out.folded"; $STRATA export cpu-cpu_hotspot-slow/trace.sqlite --format folded --force -o "$SCRATCH/out.folded" >/dev/null; status=$?; cat "$SCRATCH/victim"; test -L "$SCRATCH/out.folded" && echo "out.folded is still a link"; exit $status
