@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 STRATA := $(BUILD)/bin/strata
 
-.PHONY: all deps configure build test test-gpu test-asan fuzz demo bench format clean
+.PHONY: all deps configure build test test-gpu test-asan test-faults fuzz demo bench format clean
 
 all: build
 
@@ -58,6 +58,12 @@ fuzz: deps
 	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target $(FUZZERS:%=%_fuzzer)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_MERGE=$(FUZZ_MERGE) fuzz/run-fuzzers $(FUZZ_BUILD) $(FUZZERS)
+
+# The fault-injection suite (tests/faults/README.md): label faults (no root;
+# also part of `make test`) and faults-root, which mounts a 1 MiB tmpfs and
+# reports SKIPPED without root or where the mount is refused.
+test-faults: build
+	@ctest --test-dir $(BUILD) --output-on-failure -L '^faults(-root)?$$'
 
 # Only the GPU-labelled tests (on the GPU machine).
 test-gpu: build
