@@ -39,8 +39,8 @@ void reports_and_exports(const store::TraceReader& reader) {
   (void)reader.counters();
   (void)reader.export_metadata();
   (void)reader.kernels();
-  (void)store::has_cuda_data(reader);
-  (void)store::has_kernel_profiles(reader);
+  (void)store::cuda_data_present(reader);
+  (void)store::kernel_profiles_present(reader);
 
   if (auto runs = reader.bench_runs(); runs && !runs->empty()) {
     auto bench = analysis::summarize_recorded_bench(*runs);

@@ -9,6 +9,7 @@
 #include "common/private_dir.h"
 #include "common/process.h"
 #include "common/signal_forwarder.h"
+#include "common/strings.h"
 #include "import/spool_files.h"
 
 namespace strata::cli {
@@ -95,14 +96,15 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
   }
   if (written && before_commit) written = before_commit();
   if (written) written = trace.writer.commit();
+  written = with_trace_named(trace, std::move(written));
   std::error_code ec;
   fs::remove_all(run_dir, ec);
   if (!written) {
-    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(written.error().message).c_str());
     return std::nullopt;
   }
   for (const auto& problem : run.stats.problems) {
-    std::fprintf(stderr, "strata: %s\n", problem.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(problem).c_str());
   }
   if (run.stats.damaged_chunks + run.stats.truncated_bytes > 0) {
     std::fprintf(stderr, "strata: damaged spool data was skipped (see strata_counters)\n");

@@ -81,8 +81,9 @@ int run_bench(const BenchOptions& opt) {
     }
   }
 
-  auto trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
-  if (!trace) return kExitUsage;
+  auto new_trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
+  NewTrace* trace = std::get_if<NewTrace>(&new_trace);
+  if (trace == nullptr) return std::get<int>(new_trace);
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
 
@@ -158,7 +159,7 @@ int run_bench(const BenchOptions& opt) {
 
   Status written = write_run_and_commit(*trace, [&] { return writer.write_bench_runs(runs); });
   if (!written) {
-    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(written.error().message).c_str());
     return kExitFailed;
   }
   std::fprintf(stderr, "strata: results written to %s\n", trace->path().c_str());

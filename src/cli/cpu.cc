@@ -46,13 +46,14 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
                          const SignalForwarder& interrupts) {
   auto run = run_instrumented(opt.command);
   if (!run) {
-    std::fprintf(stderr, "strata: %s\n", run.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(run.error().message).c_str());
     return run.error().message.rfind("cannot start", 0) == 0 ? kExitCannotStart : kExitFailed;
   }
   trace.info.end_ns = realtime_ns();
   trace.info.exit_status = run->process.exit_status;
   trace.info.signal = run->process.signal;
-  for (const auto& note : run->data.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  for (const auto& note : run->data.notes)
+    std::fprintf(stderr, "strata: %s\n", printable(note).c_str());
   Status written = write_run_and_commit(trace, [&]() -> Status {
     store::TraceWriter& writer = trace.writer;
     STRATA_TRY(store::write_cpu_profile(writer, analysis::to_rows(run->data.profile)));
@@ -63,10 +64,10 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
   });
   int report_status = print_cpu_profile(run->data.profile, opt.report);
   if (!written) {
-    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(written.error().message).c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace.path().c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", printable(trace.path()).c_str());
   if (report_status != kExitOk) return report_status;
   return status_unless_interrupted(interrupts, run->process.shell_status());
 }
@@ -74,7 +75,7 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
 int run_cpu(const CpuOptions& opt) {
   auto so = sampler_options(opt.sampling);
   if (!so) {
-    std::fprintf(stderr, "strata: %s\n", so.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(so.error().message).c_str());
     return kExitUsage;
   }
 
@@ -82,8 +83,9 @@ int run_cpu(const CpuOptions& opt) {
   // signal that would kill strata goes to the target instead, and the
   // profile of what ran is written (docs/cli.md, Signals).
   SignalForwarder interrupts;
-  auto trace = start_trace(opt.output, opt.force, "strata-cpu", "cpu", opt.command);
-  if (!trace) return kExitUsage;
+  auto new_trace = start_trace(opt.output, opt.force, "strata-cpu", "cpu", opt.command);
+  NewTrace* trace = std::get_if<NewTrace>(&new_trace);
+  if (trace == nullptr) return std::get<int>(new_trace);
 
   // CPython >= 3.12 writes /tmp/perf-PID.map with its trampolines on; older
   // interpreters and other programs ignore the variable.
@@ -94,7 +96,7 @@ int run_cpu(const CpuOptions& opt) {
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;
   auto run = sample_with_fallback(opt.command, *so, opt.sampling.sampler, &kind);
   if (!run) {
-    std::fprintf(stderr, "strata: %s\n", run.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(run.error().message).c_str());
     return kind == sampler::SampleErrorKind::kCannotStart ? kExitCannotStart : kExitFailed;
   }
   const sampler::RawProfile& raw = run->raw;
@@ -104,18 +106,17 @@ int run_cpu(const CpuOptions& opt) {
   print_sampling_notes(raw);
   BuiltProfile built = build_sampled_profile(*run, !opt.native, opt.sampling.stack_bytes);
 
-  Status written =
-      write_run_and_commit(*trace, [&]() -> Status {
-        STRATA_TRY(write_sample_account(trace->writer, raw));
-        return write_sampled_profile(trace->writer, built);
-      });
+  Status written = write_run_and_commit(*trace, [&]() -> Status {
+    STRATA_TRY(write_sample_account(trace->writer, raw));
+    return write_sampled_profile(trace->writer, built);
+  });
 
   int report_status = print_cpu_profile(built.profile, opt.report);
   if (!written) {
-    std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
+    std::fprintf(stderr, "strata: %s\n", printable(written.error().message).c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: profile written to %s\n", trace->path().c_str());
+  std::fprintf(stderr, "strata: profile written to %s\n", printable(trace->path()).c_str());
   if (report_status != kExitOk) return report_status;
   return status_unless_interrupted(interrupts, raw.shell_status());
 }

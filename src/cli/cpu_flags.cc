@@ -12,7 +12,17 @@ namespace strata::cli {
 void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
   sub->add_option("--sort", flags.sort, "Sort by tottime, cumtime, ncalls, samples or name")
       ->capture_default_str();
-  sub->add_option("--limit", flags.limit, "Rows to print (0: all)")->capture_default_str();
+  // Signed, so that "-1" is refused instead of wrapping to "all rows"; not
+  // CLI::NonNegativeNumber, whose message prints its range as 1.8e308 digits.
+  const CLI::Validator row_count(
+      [](std::string& value) -> std::string {
+        return value.starts_with('-') ? "must be 0 (all rows) or more, not " + value : "";
+      },
+      "");
+  sub->add_option("--limit", flags.limit, "Rows to print (0: all)")
+      ->check(row_count)
+      ->type_name("N")
+      ->capture_default_str();
   sub->add_option("--filter", flags.filter, "Only functions whose label matches this regex");
   sub->add_flag("--threads", flags.threads, "Rows per thread, and a table of threads");
   sub->add_option("--format", flags.format, "Report format: table, csv or json")
@@ -32,7 +42,7 @@ int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& fl
   }
   analysis::CpuTableOptions options;
   options.sort = *sort;
-  options.limit = flags.limit;
+  options.limit = static_cast<size_t>(flags.limit);
   options.filter = flags.filter;
   options.per_thread = flags.threads;
   auto table = analysis::cpu_function_table(profile, options);

@@ -2,6 +2,7 @@
 // both print a CPU profile.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "analysis/cpu_profile.h"
@@ -14,7 +15,7 @@ namespace strata::cli {
 
 struct CpuReportFlags {
   std::string sort = "tottime";
-  size_t limit = 25;
+  int64_t limit = 25;
   std::string filter;
   bool threads = false;
   std::string format = "table";

@@ -47,7 +47,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
                                         const std::string& choice, sampler::SampleErrorKind* kind) {
   auto in_process_run = [&] {
     return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
-                                              kind);
+                                             kind);
   };
   SampledRun run;
   run.in_process = choice == "in-process";
@@ -79,16 +79,15 @@ void print_sample_account(const sampler::RawProfile& raw) {
   const sampler::SampleAccount a = sampler::account_samples(raw);
   if (a.asked == 0) return;  // in-process sampling: no cpu-clock count
   if (a.recorded * 10 < a.asked * 9) {
-    std::fprintf(stderr,
-                 "strata: effective rate %.0f Hz of the %u Hz asked: of %llu periods of on-CPU "
-                 "time, %llu samples recorded, %llu lost (ring buffers full), %llu throttled, "
-                 "%llu skipped by the kernel (periods ending in kernel mode or while it was "
-                 "still taking the previous sample)\n",
-                 a.effective_hz, raw.frequency_hz, static_cast<unsigned long long>(a.asked),
-                 static_cast<unsigned long long>(a.recorded),
-                 static_cast<unsigned long long>(a.lost),
-                 static_cast<unsigned long long>(a.throttled),
-                 static_cast<unsigned long long>(a.skipped));
+    std::fprintf(
+        stderr,
+        "strata: effective rate %.0f Hz of the %u Hz asked: of %llu periods of on-CPU "
+        "time, %llu samples recorded, %llu lost (ring buffers full), %llu throttled, "
+        "%llu skipped by the kernel (periods ending in kernel mode or while it was "
+        "still taking the previous sample)\n",
+        a.effective_hz, raw.frequency_hz, static_cast<unsigned long long>(a.asked),
+        static_cast<unsigned long long>(a.recorded), static_cast<unsigned long long>(a.lost),
+        static_cast<unsigned long long>(a.throttled), static_cast<unsigned long long>(a.skipped));
   }
   const double slowdown = sampler::sampling_slowdown(raw, a);
   const double cpu_s = static_cast<double>(raw.user_ns + raw.sys_ns) / 1e9;
@@ -103,14 +102,14 @@ void print_sample_account(const sampler::RawProfile& raw) {
 }  // namespace
 
 void print_sampling_notes(const sampler::RawProfile& raw) {
-  for (const auto& note : raw.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  for (const auto& note : raw.notes) std::fprintf(stderr, "strata: %s\n", printable(note).c_str());
   print_sample_account(raw);
   const sampler::ProcessCount processes = sampler::count_processes(raw);
   if (processes.unsampled > 0 && raw.period_ns > 0) {
     std::fprintf(stderr,
                  "strata: %s, %zu too short to sample (less than one %s period of CPU time)\n",
-                 plural(processes.processes, "process", "processes").c_str(),
-                 processes.unsampled, format_period(raw.period_ns).c_str());
+                 plural(processes.processes, "process", "processes").c_str(), processes.unsampled,
+                 format_period(raw.period_ns).c_str());
   }
   if (raw.signal) {
     const char* abbrev = sigabbrev_np(*raw.signal);
@@ -143,11 +142,11 @@ Status write_sample_account(store::TraceWriter& writer, const sampler::RawProfil
   const sampler::SampleAccount a = sampler::account_samples(raw);
   if (a.asked == 0) return Ok{};
   const sampler::ProcessCount processes = sampler::count_processes(raw);
-  for (auto [name, value] : {std::pair{"cpu.periods_asked", a.asked},
-                             std::pair{"cpu.periods_throttled", a.throttled},
-                             std::pair{"cpu.periods_skipped", a.skipped},
-                             std::pair{"cpu.processes", uint64_t{processes.processes}},
-                             std::pair{"cpu.processes_unsampled", uint64_t{processes.unsampled}}}) {
+  for (auto [name, value] :
+       {std::pair{"cpu.periods_asked", a.asked}, std::pair{"cpu.periods_throttled", a.throttled},
+        std::pair{"cpu.periods_skipped", a.skipped},
+        std::pair{"cpu.processes", uint64_t{processes.processes}},
+        std::pair{"cpu.processes_unsampled", uint64_t{processes.unsampled}}}) {
     STRATA_TRY(writer.add_counter(name, static_cast<int64_t>(value)));
   }
   return Ok{};

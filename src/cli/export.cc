@@ -44,13 +44,15 @@ int write_output(std::optional<AtomicFile>& file, const std::string& text) {
     std::fprintf(stderr, "strata: %s\n", written.error().message.c_str());
     return kExitFailed;
   }
-  std::fprintf(stderr, "strata: wrote %s\n", file->path().c_str());
+  std::fprintf(stderr, "strata: wrote %s\n", printable(file->path()).c_str());
   return kExitOk;
 }
 
 // Prints the export's notes and writes its text.
 int finish(std::optional<AtomicFile>& file, const exporter::ExportOutput& out) {
-  for (const auto& note : out.notes) std::fprintf(stderr, "strata: note: %s\n", note.c_str());
+  for (const auto& note : out.notes) {
+    std::fprintf(stderr, "strata: note: %s\n", printable(note).c_str());
+  }
   return write_output(file, out.text);
 }
 
@@ -88,8 +90,8 @@ int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file
 int run_export(const ExportOptions& opt) {
   const auto* entry = exporter::find_export(opt.format);
   if (entry == nullptr) {
-    std::fprintf(stderr, "strata: unknown export --format '%s' (use %s)\n", opt.format.c_str(),
-                 exporter::export_names().c_str());
+    std::fprintf(stderr, "strata: unknown export --format '%s' (use %s)\n",
+                 printable(opt.format).c_str(), exporter::export_names().c_str());
     return kExitUsage;
   }
   if (opt.output.empty()) {

@@ -175,8 +175,9 @@ int run_kernels(const KernelsOptions& opt) {
   // Until the trace is committed, signals that would kill strata go to the
   // target instead, and what it recorded is written (docs/cli.md, Signals).
   SignalForwarder interrupts;
-  auto trace = start_trace(opt.output, opt.force, "strata-kernels", "kernels", opt.command);
-  if (!trace) return kExitUsage;
+  auto new_trace = start_trace(opt.output, opt.force, "strata-kernels", "kernels", opt.command);
+  NewTrace* trace = std::get_if<NewTrace>(&new_trace);
+  if (trace == nullptr) return std::get<int>(new_trace);
   auto run_dir = make_run_dir();
   if (!run_dir) {
     std::fprintf(stderr, "strata: %s\n", run_dir.error().message.c_str());
@@ -195,7 +196,7 @@ int run_kernels(const KernelsOptions& opt) {
   }
   auto ingested = ingest_agent_run(*run_dir, *result, *trace);
   if (!ingested) return kExitFailed;
-  std::fprintf(stderr, "strata: trace written to %s\n", trace->path().c_str());
+  std::fprintf(stderr, "strata: trace written to %s\n", printable(trace->path()).c_str());
 
   int report_status = kExitOk;
   if (ingested->spools.empty()) {

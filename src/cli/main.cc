@@ -1,6 +1,7 @@
 // strata's entry point: wires verbs to CLI11 and maps parse errors to exit 2.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -25,10 +26,17 @@ int with_stdout_checked(int status) {
   return status == strata::cli::kExitOk ? strata::cli::kExitFailed : status;
 }
 
+// A user's file-size limit (ulimit -f) makes a write past it raise SIGXFSZ,
+// which would kill strata before the write's EFBIG is reported and its
+// temporary file removed. A handler, not SIG_IGN: exec resets a handler to
+// the default, so the profiled command still gets the limit's usual effect.
+void on_file_size_limit(int) {}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
+  std::signal(SIGXFSZ, on_file_size_limit);
   CLI::App app{"strata: a layered profiler for C++/CUDA and Python/PyTorch programs"};
   app.set_version_flag("--version", std::string("strata ") + strata::build::kVersion);
   app.require_subcommand(1);

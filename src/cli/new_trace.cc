@@ -9,41 +9,45 @@
 #include <cstring>
 #include <filesystem>
 
+#include "cli/verbs.h"
+#include "common/atomic_file.h"
 #include "common/build_info.h"
 #include "common/clock_pair.h"
 #include "common/launcher_env.h"
 #include "common/output_name.h"
 #include "common/process.h"
+#include "common/strings.h"
 
 namespace strata::cli {
 
-std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
-                                    const std::string& stem, const std::string& verb,
-                                    const std::vector<std::string>& command) {
+std::variant<NewTrace, int> start_trace(const std::optional<std::string>& output, bool force,
+                                        const std::string& stem, const std::string& verb,
+                                        const std::vector<std::string>& command) {
+  auto fail = [](int status, const std::string& message) {
+    std::fprintf(stderr, "strata: %s\n", printable(message).c_str());
+    return std::variant<NewTrace, int>(status);
+  };
   std::optional<std::string> requested = output;
   if (requested && has_output_specifiers(*requested)) {
     auto expanded =
         expand_output_name(*requested, {process_env(), static_cast<long>(::getpid()), host_name()});
-    if (!expanded) {
-      std::fprintf(stderr, "strata: %s\n", expanded.error().message.c_str());
-      return std::nullopt;
-    }
+    if (!expanded) return fail(kExitUsage, expanded.error().message);
     requested = std::move(expanded).value();
   }
-  if (requested && requested->empty()) {
-    std::fprintf(stderr, "strata: -o '': empty output file name\n");
-    return std::nullopt;
-  }
-  // Everything about the output is checked here, before the target runs:
-  // create() makes the temporary file beside it (so a missing or unwritable
-  // directory fails now) and refuses a directory or, without --force, a taken
-  // name.
+  if (requested && requested->empty()) return fail(kExitUsage, "-o '': empty output file name");
+  // Everything about the output is checked here, before the target runs, and
+  // alone: a temporary is made beside it and dropped again, so a missing or
+  // unwritable directory, a directory at the name or, without --force, a
+  // taken name is a usage error (2), and what fails after it is writing the
+  // trace (1: a full disk).
+  auto claim = requested
+                   ? AtomicFile::create(*requested, force ? Existing::kReplace : Existing::kRefuse)
+                   : AtomicFile::create(stem + "1.sqlite", Existing::kReplace);
+  if (!claim) return fail(kExitUsage, claim.error().message);
+  claim = Error{};  // drops the temporary
   auto writer = requested ? store::TraceWriter::create(*requested, force)
                           : store::TraceWriter::create_numbered(stem);
-  if (!writer) {
-    std::fprintf(stderr, "strata: %s\n", writer.error().message.c_str());
-    return std::nullopt;
-  }
+  if (!writer) return fail(kExitFailed, writer.error().message);
 
   LauncherEnv launcher = detect_launcher_env(process_env());
   for (const auto& problem : launcher.problems) {
@@ -64,8 +68,7 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
   rank.clock_realtime_ns = clocks.realtime_ns;
   rank.clock_error_ns = clocks.error_ns;
   if (auto st = store::write_rank_row(*writer, rank); !st) {
-    std::fprintf(stderr, "strata: %s\n", st.error().message.c_str());
-    return std::nullopt;
+    return fail(kExitFailed, st.error().message);
   }
 
   store::RunInfo info;
@@ -79,9 +82,15 @@ std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bo
 }
 
 Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest) {
-  STRATA_TRY(trace.writer.write_run(trace.info));
-  STRATA_TRY(write_rest());
-  return trace.writer.commit();
+  Status written = trace.writer.write_run(trace.info);
+  if (written) written = write_rest();
+  if (written) written = trace.writer.commit();
+  return with_trace_named(trace, std::move(written));
+}
+
+Status with_trace_named(const NewTrace& trace, Status status) {
+  if (status || status.error().message.find(trace.path()) != std::string::npos) return status;
+  return make_error("cannot write '" + trace.path() + "': " + status.error().message);
 }
 
 std::optional<std::string> command_start_problem(const std::vector<std::string>& argv) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "common/result.h"
@@ -26,18 +27,23 @@ struct NewTrace {
   const std::string& path() const { return writer.path(); }
 };
 
-// On failure prints the one-line error and returns nullopt: the verb exits 2.
-// A bad output name (unknown specifier, unset variable, empty), a directory,
-// a missing or unwritable directory, an existing file without `force` are
-// such failures. Call it before running the target.
-std::optional<NewTrace> start_trace(const std::optional<std::string>& output, bool force,
-                                    const std::string& stem, const std::string& verb,
-                                    const std::vector<std::string>& command);
+// On failure prints the one-line error and returns the verb's exit status
+// instead: 2 (usage) for the output name (unknown specifier, unset variable,
+// a directory, a missing or unwritable directory, a taken name without
+// --force), 1 when the file could be made but not written (a full disk).
+std::variant<NewTrace, int> start_trace(const std::optional<std::string>& output, bool force,
+                                        const std::string& stem, const std::string& verb,
+                                        const std::vector<std::string>& command);
 
 // What every recording verb does last: the run's metadata, then what
 // write_rest writes, in the trace's one transaction, committed. The first
 // error stops it (nothing is committed then).
 Status write_run_and_commit(NewTrace& trace, const std::function<Status()>& write_rest);
+
+// A failed write with the trace's name in front where the message lacks it
+// (SQLite's errors name only the table: "CUPTI_ACTIVITY_KIND_RUNTIME: disk
+// I/O error"), so that the user learns which file was not written.
+Status with_trace_named(const NewTrace& trace, Status status);
 
 // "cannot start 'CMD': REASON" when argv[0] would not start (not found in
 // PATH, not executable), as execvp would decide; nullopt when it would. For

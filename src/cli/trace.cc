@@ -127,8 +127,9 @@ int run_trace(const TraceOptions& opt) {
   // Until the trace is committed, signals that would kill strata go to the
   // target instead, and what it recorded is written (docs/cli.md, Signals).
   SignalForwarder interrupts;
-  auto trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
-  if (!trace) return kExitUsage;
+  auto new_trace = start_trace(opt.output, opt.force, "strata-trace", "trace", opt.command);
+  NewTrace* trace = std::get_if<NewTrace>(&new_trace);
+  if (trace == nullptr) return std::get<int>(new_trace);
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
   auto run_dir = make_run_dir();
@@ -170,15 +171,16 @@ int run_trace(const TraceOptions& opt) {
                    static_cast<unsigned long long>(ingested->stats.agent_dropped));
     }
   }
-  std::fprintf(stderr, "strata: trace written to %s\n", trace->path().c_str());
+  std::fprintf(stderr, "strata: trace written to %s\n", printable(trace->path()).c_str());
 
   int report_status = kExitOk;
   if (stats && !spools.empty()) {
     auto reader = store::TraceReader::open(trace->path());
-    if (!reader) {
-      std::fprintf(stderr, "strata: %s\n", reader.error().message.c_str());
+    auto present = reader ? store::cuda_data_present(*reader) : Result<bool>(reader.error());
+    if (!present) {
+      std::fprintf(stderr, "strata: %s\n", printable(present.error().message).c_str());
       report_status = kExitFailed;
-    } else if (store::has_cuda_data(*reader)) {
+    } else if (*present) {
       report_status = print_gpu_reports(*reader, report::default_gpu_reports(), *format);
     }
   }

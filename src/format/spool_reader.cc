@@ -85,7 +85,10 @@ SpoolReader& SpoolReader::operator=(SpoolReader&&) noexcept = default;
 SpoolReader::~SpoolReader() = default;
 
 Result<SpoolReader> SpoolReader::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NOFOLLOW: spools sit in a directory the target can write to, and a
+  // link swapped in after listing must not be followed. O_NONBLOCK: nor may
+  // a FIFO planted there hang strata (it is then refused as not regular).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return make_error(path + ": cannot open spool: " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0) {

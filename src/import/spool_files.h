@@ -16,7 +16,7 @@ inline constexpr std::string_view kAgentSpoolPrefix = "spool-";
 inline constexpr std::string_view kInstrumentSpoolPrefix = "instrument-";
 inline constexpr std::string_view kSigprofSpoolPrefix = "sigprof-";
 
-// The regular files PREFIX*.bin in `dir` (at least one character between
+// The regular files (not symlinks) PREFIX*.bin in `dir` (at least one character between
 // prefix and suffix), as paths, sorted. An unreadable directory gives none.
 std::vector<std::string> list_spools(const std::string& dir, std::string_view prefix);
 

@@ -434,9 +434,4 @@ Result<bool> cuda_data_present(const TraceReader& reader) {
   return false;
 }
 
-bool has_cuda_data(const TraceReader& reader) {
-  auto present = cuda_data_present(reader);
-  return !present || *present;
-}
-
 }  // namespace strata::store

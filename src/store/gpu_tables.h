@@ -187,9 +187,4 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
 // a table that cannot be read is an error naming the file, never "no data".
 Result<bool> cuda_data_present(const TraceReader& reader);
 
-// cuda_data_present() for callers that go on to read the GPU tables anyway:
-// true where the probe failed, so that their read reports the error instead
-// of the file passing for one without CUDA data.
-bool has_cuda_data(const TraceReader& reader);
-
 }  // namespace strata::store

@@ -151,9 +151,4 @@ Result<bool> kernel_profiles_present(const TraceReader& reader) {
   return false;
 }
 
-bool has_kernel_profiles(const TraceReader& reader) {
-  auto present = kernel_profiles_present(reader);
-  return !present || *present;
-}
-
 }  // namespace strata::store

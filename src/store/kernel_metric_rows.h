@@ -47,8 +47,5 @@ Result<std::vector<KernelSeenRow>> read_kernels_seen(const TraceReader& reader);
 // Whether the trace has any strata_kernel_metrics row: false for a file
 // without the table, an error (naming the file) for one that cannot be read.
 Result<bool> kernel_profiles_present(const TraceReader& reader);
-// kernel_profiles_present() for callers that read the launches next anyway:
-// true where the probe failed, so that their read reports the error.
-bool has_kernel_profiles(const TraceReader& reader);
 
 }  // namespace strata::store

@@ -60,7 +60,9 @@ Result<std::unique_ptr<ElfFile>> ElfFile::open(const std::string& path) {
     file->size_ = size;
     file->vdso_ = true;
   } else {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: the path comes from the target's mappings (or its spool),
+    // and a FIFO put there must be refused below, not hang strata.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return make_error("cannot open " + path + ": " + std::strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64) {

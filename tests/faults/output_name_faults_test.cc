@@ -68,7 +68,8 @@ TEST_P(SymlinkAtName, IsReplacedNotFollowed) {
   EXPECT_EQ(strata_temps(dir.path()), std::vector<std::string>{});
 }
 
-INSTANTIATE_TEST_SUITE_P(Faults, SymlinkAtName, ::testing::Values("cpu", "bench", "trace", "export"),
+INSTANTIATE_TEST_SUITE_P(Faults, SymlinkAtName,
+                         ::testing::Values("cpu", "bench", "trace", "export"),
                          [](const auto& info) { return info.param; });
 
 // A pid no process has now: a child that has exited and been reaped.
@@ -81,8 +82,6 @@ pid_t dead_pid() {
 
 TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
   test_util::TempDir dir("strata-faults");
-  const std::string stale = ".old.sqlite.strata-" + std::to_string(dead_pid()) + "-0badf00d";
-  write_file(dir.path() / stale, "what a SIGKILLed strata left");
   const std::string user_file = "notes.strata-1-0badf00d";  // not a dot file: not strata's
   write_file(dir.path() / user_file, "the user's");
 
@@ -99,9 +98,15 @@ TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
     std::this_thread::sleep_for(milliseconds(5));
   }
   ASSERT_FALSE(live_temp.empty()) << "the live run made no temporary";
+  // What a SIGKILLed strata on this host would have left: the live run's
+  // name (.NAME.strata-PID-HOST-RANDOM) with a pid that is gone.
+  const size_t pid_at = live_temp.find(".strata-") + std::string(".strata-").size();
+  const std::string after_pid = live_temp.substr(live_temp.find('-', pid_at));
+  const std::string stale = ".old.sqlite.strata-" + std::to_string(dead_pid()) + after_pid;
+  write_file(dir.path() / stale, "what a SIGKILLed strata left");
 
-  Finished next = run({{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "next.sqlite", "--", "true"},
-                       dir.path()});
+  Finished next = run(
+      {{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "next.sqlite", "--", "true"}, dir.path()});
   EXPECT_TRUE(next.exited && next.code == 0) << next.describe() << next.err;
   auto temps = strata_temps(dir.path());
   EXPECT_EQ(std::count(temps.begin(), temps.end(), stale), 0) << "a dead run's temporary was kept";

@@ -3,6 +3,8 @@
 // chunk the damage did not touch, count what it lost, and never read out of
 // bounds (run under ASan or valgrind: see docs/spool-format.md).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -258,6 +260,29 @@ TEST(SpoolDamage, RandomMutations) {
     }
   }
   std::printf("%d mutants refused at the header\n", refused);
+}
+
+}  // namespace
+}  // namespace strata::format
+
+namespace strata::format {
+namespace {
+
+// Spools sit in a directory the target can write to: a symlink or a FIFO
+// planted under a spool's name is refused with one line, not followed or
+// waited on.
+TEST(SpoolOpen, RefusesSymlinksAndFifos) {
+  testing::TempDir dir;
+  testing::write_sample_spool(dir.file("real.bin"), 10);
+  ASSERT_TRUE(SpoolReader::open(dir.file("real.bin")).ok());
+  ASSERT_EQ(symlink(dir.file("real.bin").c_str(), dir.file("link.bin").c_str()), 0);
+  auto through_link = SpoolReader::open(dir.file("link.bin"));
+  ASSERT_FALSE(through_link.ok());
+  EXPECT_NE(through_link.error().message.find("link.bin"), std::string::npos);
+  ASSERT_EQ(mkfifo(dir.file("fifo.bin").c_str(), 0600), 0);
+  auto fifo = SpoolReader::open(dir.file("fifo.bin"));
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("not a regular file"), std::string::npos);
 }
 
 }  // namespace

@@ -132,7 +132,9 @@ TEST(HasCudaData, RuntimeOrKernelRowsOnly) {
        {std::pair{empty, false}, std::pair{calls, true}, std::pair{copies, false}}) {
     auto reader = store::TraceReader::open(path);
     ASSERT_TRUE(reader.ok()) << reader.error().message;
-    EXPECT_EQ(store::has_cuda_data(*reader), expected) << path;
+    auto present = store::cuda_data_present(*reader);
+    ASSERT_TRUE(present.ok()) << present.error().message;
+    EXPECT_EQ(*present, expected) << path;
   }
 }
 
@@ -187,7 +189,9 @@ TEST(HasKernelProfiles, OnlyWithAProfiledLaunchRow) {
        {std::pair{none, false}, std::pair{one, true}, std::pair{nsys, false}}) {
     auto reader = store::TraceReader::open(path);
     ASSERT_TRUE(reader.ok()) << reader.error().message;
-    EXPECT_EQ(store::has_kernel_profiles(*reader), expected) << path;
+    auto present = store::kernel_profiles_present(*reader);
+    ASSERT_TRUE(present.ok()) << present.error().message;
+    EXPECT_EQ(*present, expected) << path;
   }
 }
 

@@ -177,6 +177,10 @@ TEST(SpoolFilesTest, ListsOneProducersSpoolsSorted) {
     std::ofstream(dir.path().string() + "/" + name) << "x";
   }
   ASSERT_EQ(mkdir((dir.path().string() + "/spool-7.bin").c_str(), 0700), 0);  // not a regular file
+  // A link to a regular file, as a target could plant one: not followed.
+  ASSERT_EQ(symlink((dir.path().string() + "/spool-3.bin").c_str(),
+                    (dir.path().string() + "/spool-8.bin").c_str()),
+            0);
   const std::string d = dir.path().string() + "/";
   EXPECT_EQ(list_spools(dir.path().string(), kAgentSpoolPrefix),
             (std::vector<std::string>{d + "spool-20.bin", d + "spool-3.bin"}));
