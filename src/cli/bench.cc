@@ -81,15 +81,17 @@ int run_bench(const BenchOptions& opt) {
     }
   }
 
+  // A signal to strata goes on to the running child, and the loop stops
+  // after it, so the runs already measured are still reported and written.
+  // Made before the trace's temporary file exists, so that no signal can
+  // leave that file behind (docs/cli.md, Signals).
+  SignalForwarder forwarder;
   auto new_trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
   NewTrace* trace = std::get_if<NewTrace>(&new_trace);
   if (trace == nullptr) return std::get<int>(new_trace);
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
 
-  // A SIGINT/SIGTERM to strata goes on to the running child, and the loop
-  // stops after it, so the runs already measured are still reported and written.
-  SignalForwarder forwarder;
   std::vector<store::BenchRun> runs;
   bool any_failed = false;
   auto run_once = [&](const std::string& label, const std::vector<std::string>& argv, int iteration,

@@ -29,14 +29,17 @@ int with_stdout_checked(int status) {
 // A user's file-size limit (ulimit -f) makes a write past it raise SIGXFSZ,
 // which would kill strata before the write's EFBIG is reported and its
 // temporary file removed. A handler, not SIG_IGN: exec resets a handler to
-// the default, so the profiled command still gets the limit's usual effect.
+// the default, so the profiled command still gets the limit's usual effect
+// (and one started with SIGXFSZ ignored keeps it ignored: it is left alone).
 void on_file_size_limit(int) {}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace strata::cli;
-  std::signal(SIGXFSZ, on_file_size_limit);
+  struct sigaction inherited {};
+  sigaction(SIGXFSZ, nullptr, &inherited);
+  if (inherited.sa_handler != SIG_IGN) std::signal(SIGXFSZ, on_file_size_limit);
   CLI::App app{"strata: a layered profiler for C++/CUDA and Python/PyTorch programs"};
   app.set_version_flag("--version", std::string("strata ") + strata::build::kVersion);
   app.require_subcommand(1);

@@ -17,9 +17,11 @@ namespace strata {
 // $TMPDIR when set and not empty, else /tmp.
 std::string temp_parent();
 
-// Creates PARENT/PREFIX-XXXXXX (mkdtemp; parent "" means temp_parent()) and
-// returns its path. The error message is strerror(errno) alone: callers say
-// what the directory was for.
+// Creates PARENT/PREFIX-PID-HOST-XXXXXX (mkdtemp; parent "" means
+// temp_parent(); HOST as in common/atomic_file.h) and returns its path. First
+// removes the directories of the same prefix that a strata on this host, of
+// this user, left there when it died without cleaning up (SIGKILL, a crash). The error message is
+// strerror(errno) alone: callers say what the directory was for.
 Result<std::string> make_private_dir(std::string_view prefix, const std::string& parent = "");
 
 class PrivateDir {
