@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "common/clock.h"
 #include "common/signal_forwarder.h"
@@ -184,6 +186,19 @@ std::string describe_termination(const ProcessResult& result) {
            (abbrev ? std::string(" (SIG") + abbrev + ")" : std::string());
   }
   return "exited with status " + std::to_string(result.exit_status.value_or(0));
+}
+
+std::optional<uint32_t> process_fs_uid(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Uid:", 0) != 0) continue;
+    std::istringstream fields(line.substr(4));
+    uint32_t real = 0, effective = 0, saved = 0, fs = 0;
+    if (fields >> real >> effective >> saved >> fs) return fs;
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace strata

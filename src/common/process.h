@@ -6,12 +6,13 @@
 // the calling thread exists in the child until exec.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 #include <vector>
 
 #include "common/result.h"
@@ -74,5 +75,10 @@ std::string describe_termination(const ProcessResult& result);
 
 // This machine's name, for run metadata; "" when it has none.
 std::string host_name();
+
+// The fs uid of a live process (the one its files are created with, which
+// follows the effective uid), from /proc/PID/status ("Uid: real effective
+// saved fs"); nullopt once it is gone or the file is unreadable.
+std::optional<uint32_t> process_fs_uid(int pid);
 
 }  // namespace strata

@@ -179,22 +179,6 @@ class PerfRing {
   uint64_t data_size_ = 0;
 };
 
-// The fs uid of a live process (the one its files are created with), from
-// /proc/PID/status ("Uid: real effective saved fs"); nullopt once it is gone.
-// (symbolize::process_uid reads the same; the sampler does not link symbolize.)
-std::optional<uint32_t> fs_uid_of(uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("Uid:", 0) != 0) continue;
-    std::istringstream fields(line.substr(4));
-    uint32_t real = 0, effective = 0, saved = 0, fs = 0;
-    if (fields >> real >> effective >> saved >> fs) return fs;
-    break;
-  }
-  return std::nullopt;
-}
-
 constexpr const char* kPerfMapDir = "/tmp";
 
 std::string perf_map_path(uint32_t pid) {
@@ -314,7 +298,7 @@ class ProfileBuilder : public RecordSink {
     if (pid == 0 || pid == last_pid_) return;
     last_pid_ = pid;
     if (!seen_.insert(pid).second) return;
-    if (auto uid = fs_uid_of(pid)) p_.uids.emplace(pid, *uid);
+    if (auto uid = process_fs_uid(static_cast<int>(pid))) p_.uids.emplace(pid, *uid);
   }
 
   RawProfile& p_;
@@ -763,8 +747,8 @@ SampleAccount account_samples(const RawProfile& profile) {
   a.throttled = std::min(rest, throttled_ns / profile.period_ns);
   a.skipped = rest - a.throttled;
   if (profile.counters.clock_ns > 0) {
-    a.effective_hz = static_cast<double>(a.recorded) * 1e9 /
-                     static_cast<double>(profile.counters.clock_ns);
+    a.effective_hz =
+        static_cast<double>(a.recorded) * 1e9 / static_cast<double>(profile.counters.clock_ns);
   }
   return a;
 }
@@ -829,7 +813,7 @@ Result<RawProfile> sample_command(const std::vector<std::string>& argv,
                 "cannot start '" + argv[0] + "': " + std::strerror(exec_errno));
   }
   if (options.on_child) options.on_child(pid);
-  if (auto uid = fs_uid_of(static_cast<uint32_t>(pid))) profile.uids.emplace(pid, *uid);
+  if (auto uid = process_fs_uid(pid)) profile.uids.emplace(pid, *uid);
 
   drain_until_exit(pid, *rings, options, profile);
   profile.counters.clock_ns = clock_count(*rings);

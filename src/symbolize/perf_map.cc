@@ -169,21 +169,6 @@ bool remove_if_same(const std::string& path, const FileIdentity& identity) {
   return unlink(path.c_str()) == 0;
 }
 
-std::optional<uint32_t> process_uid(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    // "Uid:\treal\teffective\tsaved\tfs": files are created with the fs uid,
-    // which follows the effective one.
-    if (line.rfind("Uid:", 0) != 0) continue;
-    std::istringstream fields(line.substr(4));
-    uint32_t real = 0, effective = 0, saved = 0, fs = 0;
-    if (fields >> real >> effective >> saved >> fs) return fs;
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 const PerfMapEntry* PerfMap::find(uint64_t addr) const {
   auto it = std::upper_bound(pieces_.begin(), pieces_.end(), addr,
                              [](uint64_t a, const Piece& p) { return a < p.begin; });

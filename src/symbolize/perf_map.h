@@ -39,10 +39,6 @@ struct FileIdentity {
 // put in its place since it was read. True when removed.
 bool remove_if_same(const std::string& path, const FileIdentity& identity);
 
-// The effective uid of a live process, from /proc/PID/status; nullopt when
-// it is gone or the file is unreadable.
-std::optional<uint32_t> process_uid(int pid);
-
 class PerfMap {
  public:
   PerfMap() = default;

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/process.h"
 #include "symbolize/elf_file.h"
 #include "symbolize/proc_maps.h"
 #include "symbolize/trampoline.h"
@@ -772,7 +773,7 @@ Result<AddressSpace> read_proc_maps(int pid) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, text);
   // Only the process's own map: /tmp is everyone's (PerfMap::read_owned_file).
-  if (std::optional<uint32_t> uid = process_uid(space.pid)) {
+  if (std::optional<uint32_t> uid = process_fs_uid(space.pid)) {
     Result<PerfMap> perf_map =
         PerfMap::read_owned_file("/tmp/perf-" + std::to_string(space.pid) + ".map", *uid);
     if (perf_map.ok()) space.perf_map = std::move(perf_map.value());
