@@ -6,11 +6,8 @@
 // copies are named with the same bytes. Every report in table and CSV, `info`
 // and every message must then hold no byte below 0x20 but the line ends and
 // no 0x7f; JSON must parse and hold the names exactly (\u00NN escapes).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -20,9 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "util/run_binary.h"
 #include "util/temp_dir.h"
-
-extern char** environ;
 
 namespace strata {
 namespace {
@@ -37,42 +33,10 @@ const char* kSqlSuffix = "(char(27) || '[31m' || char(13) || char(10) || char(12
 // The file names of the copies carry the same bytes.
 const std::string kFileName = "trace\x1b[31m\r\n\x7f\t.sqlite";
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using Outcome = test_util::RunOutcome;
 
 Outcome run_strata(const TempDir& dir, const std::vector<std::string>& args) {
-  std::string out = dir.file("stdout"), err = dir.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> words = {STRATA_BIN};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, STRATA_BIN, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  Outcome outcome;
-  if (rc != 0) return outcome;
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  outcome.out = read_file(out);
-  outcome.err = read_file(err);
-  return outcome;
+  return test_util::run_binary(STRATA_BIN, args, dir.path());
 }
 
 // Copies `fixture` into `dir` under kFileName and runs `sql` on the copy.

@@ -5,10 +5,7 @@
 // free, or an index or table no report uses) or fail with exit status 2, one
 // line on stderr and nothing on stdout. Exit 0 with other output would be a
 // damaged file passing for one with less data in it.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,44 +15,16 @@
 #include <vector>
 
 #include "test_util.h"
-
-extern char** environ;
+#include "util/run_binary.h"
 
 namespace strata::store {
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-  std::string err;
-  bool operator==(const Outcome&) const = default;
-};
+using Outcome = test_util::RunOutcome;
 
-// Runs strata with `args` (no shell: a few thousand runs must stay cheap),
-// stdout and stderr to files in `dir`.
+// Runs strata with `args` (no shell: a few thousand runs must stay cheap).
 Outcome run_strata(const testing::TempDir& dir, const std::vector<std::string>& args) {
-  std::string out = dir.file("stdout"), err = dir.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<std::string> words = {STRATA_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, STRATA_BINARY, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  Outcome outcome;
-  if (rc != 0) return outcome;
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  outcome.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  outcome.out = testing::read_bytes(out);
-  outcome.err = testing::read_bytes(err);
-  return outcome;
+  return test_util::run_binary(STRATA_BINARY, args, dir.path());
 }
 
 // The commands that read each kind of trace. Formats share their reads
