@@ -23,8 +23,9 @@ inline constexpr uint16_t kFormatMajor = 1;
 // borrowed numbers kinds of their own: instrument-events and memory-map
 // (strata::instrument had written them as 7 and 8, colliding with 1.1) and
 // sampler-samples and sampler-counters (the in-process sampler had hidden
-// them in cupti-buffer chunks behind an "SGPF" tag).
-inline constexpr uint16_t kFormatMinor = 2;
+// them in cupti-buffer chunks behind an "SGPF" tag). 1.3 added torch-ops and
+// torch-status (libstrata_torch.so, PyTorch ops).
+inline constexpr uint16_t kFormatMinor = 3;
 
 // File header, v1.0 layout. header_size lets a newer minor append fields: an
 // older reader checks the CRC over the whole header and ignores the rest.
@@ -69,7 +70,8 @@ inline constexpr size_t align_chunk(size_t n) {
 // producer that needs a kind adds it here, to kChunkKindNames below and to
 // docs/spool-format.md. Numbers are never reused; a reader skips and counts
 // kinds it does not know, so adding one is a minor version. Payload layouts
-// of 9-12 are in instrument_payloads.h, payloads.h and sampler_payloads.h.
+// of 9-14 are in instrument_payloads.h, payloads.h, sampler_payloads.h and
+// torch_payloads.h.
 enum class ChunkKind : uint32_t {
   kCuptiBuffer = 1,   // u32 cupti_version, u32 0, then the buffer's valid bytes
   kStrings = 2,       // u32 count, u32 0, then count x {u64 id, u32 len, bytes[len]}
@@ -99,8 +101,13 @@ enum class ChunkKind : uint32_t {
   // Since 1.2 (the in-process sampler). u32 hz, u32 stack_bytes, then u64
   // totals, one per SamplerCounter slot (sampler_payloads.h).
   kSamplerCounters = 12,
+  // Since 1.3 (libstrata_torch.so). One thread's PyTorch ops: the
+  // instrument-events prefix, then 48-byte records (torch_payloads.h).
+  kTorchOps = 13,
+  // Since 1.3. u32 TorchStatus, u32 0, then a line of text (torch_payloads.h).
+  kTorchStatus = 14,
 };
-inline constexpr uint32_t kLastKnownKind = 12;
+inline constexpr uint32_t kLastKnownKind = 14;
 
 inline constexpr bool is_known_kind(uint32_t kind) {
   return kind >= 1 && kind <= kLastKnownKind;
@@ -121,6 +128,8 @@ inline constexpr WireName kChunkKindNames[] = {
     {static_cast<uint32_t>(ChunkKind::kMemoryMap), "memory-map"},
     {static_cast<uint32_t>(ChunkKind::kSamplerSamples), "sampler-samples"},
     {static_cast<uint32_t>(ChunkKind::kSamplerCounters), "sampler-counters"},
+    {static_cast<uint32_t>(ChunkKind::kTorchOps), "torch-ops"},
+    {static_cast<uint32_t>(ChunkKind::kTorchStatus), "torch-status"},
 };
 static_assert(wire_names_unique(kChunkKindNames), "two chunk kinds share a number or a name");
 static_assert(std::size(kChunkKindNames) == kLastKnownKind, "a chunk kind without a name");

@@ -53,6 +53,12 @@ Status dispatch(const format::Chunk& chunk, ChunkVisitor& v) {
     case ChunkKind::kSamplerCounters:
       return deliver(chunk, v, format::decode_sampler_counters,
                      [&](const auto& c) { return v.on_sampler_counters(c); });
+    case ChunkKind::kTorchOps:
+      return deliver(chunk, v, format::decode_torch_ops,
+                     [&](const auto& t) { return v.on_torch_ops(t); });
+    case ChunkKind::kTorchStatus:
+      return deliver(chunk, v, format::decode_torch_status,
+                     [&](const auto& t) { return v.on_torch_status(t); });
   }
   return Ok{};
 }

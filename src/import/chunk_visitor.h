@@ -1,5 +1,5 @@
 // The one chunk loop of strata: every spool any producer writes (the CUDA
-// agent, strata::instrument, the in-process sampler) is read by
+// agent, strata::instrument, the in-process sampler, libstrata_torch) is read by
 // visit_chunks, which takes each chunk src/format's SpoolReader hands out
 // (framing, CRC, damage counting), decodes it with src/format's decoder for
 // its kind and hands the result to a ChunkVisitor. The readers of src/import
@@ -23,6 +23,7 @@
 #include "format/payloads.h"
 #include "format/sampler_payloads.h"
 #include "format/spool_reader.h"
+#include "format/torch_payloads.h"
 
 namespace strata::import {
 
@@ -44,6 +45,8 @@ class ChunkVisitor {
   virtual Status on_memory_map(const format::MemoryMap&) { return Ok{}; }
   virtual Status on_sampler_samples(const format::SamplerSamples&) { return Ok{}; }
   virtual Status on_sampler_counters(const format::SamplerCounters&) { return Ok{}; }
+  virtual Status on_torch_ops(const format::TorchOps&) { return Ok{}; }
+  virtual Status on_torch_status(const format::TorchStatusLine&) { return Ok{}; }
   // A wanted chunk whose CRC held but whose payload sizes do not add up.
   virtual void on_malformed(const format::Chunk&, const Error&) {}
 };

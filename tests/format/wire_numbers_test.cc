@@ -65,9 +65,11 @@ TEST(WireNumbersTest, ShippedNumbersKeepTheirMeaning) {
   EXPECT_STREQ(chunk_kind_name(10), "memory-map");
   EXPECT_STREQ(chunk_kind_name(11), "sampler-samples");
   EXPECT_STREQ(chunk_kind_name(12), "sampler-counters");
+  EXPECT_STREQ(chunk_kind_name(13), "torch-ops");
+  EXPECT_STREQ(chunk_kind_name(14), "torch-status");
   EXPECT_STREQ(drop_counter_name(5), "instrument-events");
   EXPECT_EQ(kFormatMajor, 1);
-  EXPECT_EQ(kFormatMinor, 2);
+  EXPECT_EQ(kFormatMinor, 3);
 }
 
 }  // namespace
