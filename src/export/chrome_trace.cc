@@ -73,21 +73,21 @@ std::string dim3(const std::array<int64_t, 3>& d) {
 
 // --- tracks ---------------------------------------------------------------
 
-enum class TrackKind { kNvtx, kApi, kNvtxStartEnd, kGpu };
+enum class TrackKind { kTorch, kNvtx, kApi, kNvtxStartEnd, kGpu };
 
-// Order of tracks within a process: CPU threads by tid, each with its NVTX
-// track above its API track (as nsys draws them), then start/end ranges,
-// then GPU streams by device and stream.
+// Order of tracks within a process: CPU threads by tid, each with its
+// PyTorch ops above its NVTX track above its API track (as nsys draws them),
+// then start/end ranges, then GPU streams by device and stream.
 struct TrackKey {
   int64_t pid = 0;
   int group = 0;  // 0 thread, 1 start/end ranges, 2 GPU stream
   int64_t a = 0;  // tid or device
   int64_t b = 0;  // stream
-  int kind = 0;   // within a thread: 0 NVTX, 1 API
+  int kind = 0;   // within a thread: -1 PyTorch ops, 0 NVTX, 1 API
   auto operator<=>(const TrackKey&) const = default;
 };
 
-enum class Source { kApi, kNvtx, kGpu };
+enum class Source { kApi, kNvtx, kGpu, kTorch };
 
 struct Track {
   TrackKind kind = TrackKind::kApi;
@@ -120,7 +120,8 @@ class Exporter {
     build_tracks();
     // About 300 bytes per event: growing a string of hundreds of MB by
     // doubling would copy it several times.
-    out_.reserve(300 * (t_.api_calls.size() + 2 * t_.gpu_ops.size() + t_.nvtx_ranges.size()));
+    out_.reserve(300 * (t_.api_calls.size() + 2 * t_.gpu_ops.size() + t_.nvtx_ranges.size() +
+                        2 * t_.torch_ops.size()));
     out_ += "{\"traceEvents\":[\n";
     write_metadata();
     write_slices();
@@ -164,6 +165,13 @@ class Exporter {
         // threads: one per-process track, spread over lanes as needed.
         add({pid_of(r.global_tid), 1, 0, 0, 0}, TrackKind::kNvtxStartEnd, Source::kNvtx, i);
       }
+    }
+    // PyTorch ops nest per thread as they ran (one RecordFunction stack per
+    // thread); a track of their own for the reason NVTX has one.
+    for (size_t i = 0; i < t_.torch_ops.size(); ++i) {
+      int64_t g = t_.torch_ops[i].global_tid;
+      note_process(g, global_pid_of(g));
+      add({pid_of(g), 0, tid_of(g), 0, -1}, TrackKind::kTorch, Source::kTorch, i);
     }
     for (size_t i = 0; i < t_.gpu_ops.size(); ++i) {
       const auto& op = t_.gpu_ops[i];
@@ -213,6 +221,8 @@ class Exporter {
         return {t_.api_calls[row].start, t_.api_calls[row].end};
       case Source::kNvtx:
         return {t_.nvtx_ranges[row].start, t_.nvtx_ranges[row].end};
+      case Source::kTorch:
+        return {t_.torch_ops[row].start, t_.torch_ops[row].end};
       case Source::kGpu:
         break;
     }
@@ -237,6 +247,9 @@ class Exporter {
         break;
       case TrackKind::kNvtx:
         name = fmt::format("NVTX ({} {})", thread_name(pid, track.tid), track.tid);
+        break;
+      case TrackKind::kTorch:
+        name = fmt::format("PyTorch ops ({} {})", thread_name(pid, track.tid), track.tid);
         break;
       case TrackKind::kNvtxStartEnd:
         name = "NVTX start/end ranges";
@@ -322,6 +335,7 @@ class Exporter {
   void write_slices() {
     api_tid_.assign(t_.api_calls.size(), 0);
     gpu_tid_.assign(t_.gpu_ops.size(), 0);
+    torch_tid_.assign(t_.torch_ops.size(), 0);
     for (const auto& [key, track] : tracks_) {
       for (size_t k : track.lanes.order) {
         size_t row = track.rows[k];
@@ -335,6 +349,10 @@ class Exporter {
             break;
           case Source::kNvtx:
             nvtx_slice(t_.nvtx_ranges[row], key.pid, tid);
+            break;
+          case Source::kTorch:
+            torch_tid_[row] = tid;
+            torch_slice(t_.torch_ops[row], key.pid, tid);
             break;
           case Source::kGpu:
             gpu_tid_[row] = tid;
@@ -357,6 +375,15 @@ class Exporter {
     if (!r.push_pop) args["thread"] = tid_of(r.global_tid);
     if (r.unterminated) args["unterminated"] = true;
     slice(r.name, "nvtx", r.start, r.end, pid, tid, args);
+  }
+
+  void torch_slice(const TimelineTorchOp& op, int64_t pid, int64_t tid) {
+    Json args = {{"scope", op.scope}};
+    if (op.seq >= 0) args["sequence_number"] = op.seq;
+    if (op.external_id != 0) args["external_id"] = op.external_id;
+    if (!op.shapes.empty()) args["input_shapes"] = op.shapes;
+    if (op.unfinished) args["unfinished"] = true;
+    slice(op.name, "torch_op", op.start, op.end, pid, tid, args);
   }
 
   void gpu_slice(const TimelineGpuOp& op, int64_t pid, int64_t tid) {
@@ -417,16 +444,59 @@ class Exporter {
         ++stats_.flows;
       }
     }
+    write_op_flows(id, launches);
+  }
+
+  // One arrow per GPU op from the PyTorch op that launched it: the launch's
+  // correlation id -> the external id the op pushed -> the op (same process).
+  // The arrow leaves the op's track at the launch call's midpoint, where the
+  // op is the innermost open op (it pushed the id, and ops nested in it that
+  // had ended pushed their own), so the viewer binds it to that op and not to
+  // a child that happens to span the op's midpoint.
+  void write_op_flows(int64_t id,
+                      const std::map<std::pair<int64_t, int64_t>, size_t>& launches) {
+    if (t_.torch_ops.empty()) return;
+    std::map<std::pair<int64_t, int64_t>, size_t> ops;  // (globalPid, external id) -> op
+    for (size_t i = 0; i < t_.torch_ops.size(); ++i) {
+      const auto& op = t_.torch_ops[i];
+      if (op.external_id != 0) ops.try_emplace({global_pid_of(op.global_tid), op.external_id}, i);
+    }
+    std::map<std::pair<int64_t, int64_t>, size_t> op_of_launch;  // (globalPid, correlation) -> op
+    for (const auto& link : t_.external_links) {
+      auto it = ops.find({global_pid_of(link.global_pid), link.external_id});
+      if (it != ops.end()) op_of_launch.try_emplace({global_pid_of(link.global_pid), link.correlation_id}, it->second);
+    }
+    for (const auto& [key, track] : tracks_) {
+      if (track.source != Source::kGpu) continue;
+      for (size_t k : track.lanes.order) {
+        size_t row = track.rows[k];
+        const auto& gpu = t_.gpu_ops[row];
+        if (gpu.correlation_id == 0) continue;
+        auto it = op_of_launch.find({global_pid_of(gpu.global_pid), gpu.correlation_id});
+        if (it == op_of_launch.end()) continue;
+        const auto& op = t_.torch_ops[it->second];
+        auto call = launches.find({global_pid_of(gpu.global_pid), gpu.correlation_id});
+        int64_t from = call == launches.end()
+                           ? midpoint(op.start, op.end)
+                           : midpoint(t_.api_calls[call->second].start, t_.api_calls[call->second].end);
+        ++id;
+        flow('s', id, from, pid_of(op.global_tid), torch_tid_[it->second], "op", "torch_op_launch");
+        flow('f', id, midpoint(gpu.start, gpu.end), key.pid, gpu_tid_[row], "op",
+             "torch_op_launch");
+        ++stats_.op_flows;
+      }
+    }
   }
 
   static int64_t midpoint(int64_t start, int64_t end) {
     return end <= start ? start : start + (end - start) / 2;
   }
 
-  void flow(char phase, int64_t id, int64_t ts, int64_t pid, int64_t tid) {
+  void flow(char phase, int64_t id, int64_t ts, int64_t pid, int64_t tid,
+            const char* name = "launch", const char* cat = "cuda_launch") {
     begin_event();
     // Perfetto pairs v1 flow events by (id, cat, name): both ends share them.
-    fmt::format_to(std::back_inserter(out_), R"({{"name":"launch","cat":"cuda_launch","ph":"{}",)",
+    fmt::format_to(std::back_inserter(out_), R"({{"name":"{}","cat":"{}","ph":"{}",)", name, cat,
                    phase);
     if (phase == 'f') out_ += R"("bp":"e",)";
     fmt::format_to(std::back_inserter(out_), R"("id":{},"ts":)", id);
@@ -440,6 +510,7 @@ class Exporter {
     if (!options_.exporter.empty()) j["exporter"] = options_.exporter;
     j["slices"] = stats_.slices;
     j["flows"] = stats_.flows;
+    if (!t_.torch_ops.empty()) j["op_flows"] = stats_.op_flows;
     j["unmatched_gpu_ops"] = stats_.unmatched_gpu_ops;
     j["overlap_slices"] = stats_.overlap_slices;
     j["negative_durations"] = stats_.negative_durations;
@@ -452,6 +523,7 @@ class Exporter {
   std::map<TrackKey, Track> tracks_;
   std::vector<int64_t> api_tid_;  // per API call: the tid of its lane
   std::vector<int64_t> gpu_tid_;  // per GPU op
+  std::vector<int64_t> torch_tid_;  // per PyTorch op
   ChromeTraceStats stats_;
   std::string out_;
   bool first_event_ = true;

@@ -2,13 +2,15 @@
 // which Perfetto UI (ui.perfetto.dev) and chrome://tracing open:
 // - one process per target process (PROCESSES), named after its executable;
 // - per CPU thread a track of its CUDA runtime and driver calls, under the
-//   thread's real tid and its ThreadNames name, and a track of its NVTX
-//   push/pop ranges; NVTX start/end ranges (which may end on another thread)
+//   thread's real tid and its ThreadNames name, a track of its NVTX
+//   push/pop ranges and one of its PyTorch ops (nested as they ran); NVTX start/end ranges (which may end on another thread)
 //   on one track per process;
 // - per GPU stream a track of its kernels, memcpys and memsets, sorted after
 //   the CPU threads (thread_sort_index; synthetic tids above any real one);
 // - a flow arrow from each API call to the kernels and copies it launched,
-//   matched by correlation id within the process;
+//   matched by correlation id within the process, and one from each PyTorch
+//   op to them, matched exactly through CUPTI's external correlation (the
+//   op's external id -> the launch's correlation id), never by time;
 // - complete ("X") events, ts and dur in microseconds written as exact
 //   decimals of the nanosecond values ("12.345"), args with the launch
 //   configuration and copy sizes and bandwidths;
@@ -77,14 +79,40 @@ struct TimelineNvtxRange {
   std::string domain;  // empty for the default domain
 };
 
+// A PyTorch op (aten op, autograd node, record_function scope): one row of
+// strata_torch_ops.
+struct TimelineTorchOp {
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t global_tid = 0;
+  int64_t external_id = 0;  // what it pushed as CUPTI's external correlation id; 0: none
+  int64_t seq = -1;         // autograd sequence number; -1: none
+  bool unfinished = false;  // still open when its process's ops were written
+  std::string name;
+  std::string scope;   // "function", "backward_function", "user_scope", ...
+  std::string shapes;  // input shapes when recorded
+};
+
+// CUPTI's external correlation: the API call `correlation_id` of process
+// `global_pid` ran inside the op that pushed `external_id`.
+struct TimelineExternalLink {
+  int64_t global_pid = 0;
+  int64_t correlation_id = 0;
+  int64_t external_id = 0;
+};
+
 struct GpuTimeline {
   std::vector<TimelineApiCall> api_calls;
   std::vector<TimelineGpuOp> gpu_ops;
   std::vector<TimelineNvtxRange> nvtx_ranges;
+  std::vector<TimelineTorchOp> torch_ops;
+  std::vector<TimelineExternalLink> external_links;
   std::unordered_map<int64_t, std::string> process_names;  // globalPid -> PROCESSES.name
   std::unordered_map<int64_t, std::string> thread_names;   // globalTid -> ThreadNames' name
 
-  bool empty() const { return api_calls.empty() && gpu_ops.empty() && nvtx_ranges.empty(); }
+  bool empty() const {
+    return api_calls.empty() && gpu_ops.empty() && nvtx_ranges.empty() && torch_ops.empty();
+  }
 };
 
 struct ChromeTraceOptions {
@@ -96,6 +124,7 @@ struct ChromeTraceOptions {
 struct ChromeTraceStats {
   size_t slices = 0;              // X events
   size_t flows = 0;               // launch arrows (each one "s" and one "f" event)
+  size_t op_flows = 0;            // PyTorch op -> kernel/copy arrows
   size_t unmatched_gpu_ops = 0;   // kernels/copies without an API call of their correlation id
   size_t overlap_slices = 0;      // slices moved to an "(overlap N)" track
   size_t negative_durations = 0;  // end < start in the input, written with dur 0

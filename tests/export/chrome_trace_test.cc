@@ -456,5 +456,75 @@ TEST(ChromeTrace, Deterministic) {
   EXPECT_EQ(chrome_trace(t).json, chrome_trace(t).json);
 }
 
+TimelineTorchOp torch_op(int64_t start, int64_t end, std::string name, int64_t external_id,
+                         int64_t tid = kPid) {
+  TimelineTorchOp op;
+  op.start = start;
+  op.end = end;
+  op.global_tid = global_tid(tid);
+  op.external_id = external_id;
+  op.name = std::move(name);
+  op.scope = "function";
+  return op;
+}
+
+// Ops nest on a track of their own above the thread's API track, and each
+// kernel gets an arrow from the op whose external id its launch carried:
+// here the inner aten::mm, not aten::linear around it, even though the
+// kernel's launch call sits inside both, and no arrow for a kernel whose
+// launch has no external id.
+TEST(ChromeTrace, TorchOpsNestOnTheirThreadWithArrowsToTheirKernels) {
+  GpuTimeline t;
+  t.torch_ops = {torch_op(100, 1000, "aten::linear", 1), torch_op(200, 900, "aten::mm", 2),
+                 torch_op(300, 400, "aten::empty", 3), torch_op(2000, 2500, "backward", 4, 101)};
+  t.torch_ops[3].scope = "backward_function";
+  t.torch_ops[3].seq = 7;
+  t.api_calls = {call(500, 600, 21, "cudaLaunchKernel"), call(700, 800, 22, "cudaLaunchKernel")};
+  t.gpu_ops = {kernel(1000, 1100, 21, 7, "gemm"), kernel(1200, 1300, 22, 7, "other")};
+  t.external_links = {{kGlobalPid, 21, 2}, {kGlobalPid, 99, 1}};  // 22 has no op
+  auto trace = chrome_trace(t);
+  Json doc = parse_checked(trace.json);
+  expect_nested_per_track(doc);
+  EXPECT_EQ(trace.stats.op_flows, 1u);
+  EXPECT_EQ(trace.stats.flows, 2u);
+  EXPECT_EQ(doc["otherData"]["op_flows"], 1);
+
+  const Json* linear = find_slice(doc, "aten::linear");
+  const Json* mm = find_slice(doc, "aten::mm");
+  const Json* launch = find_slice(doc, "cudaLaunchKernel");
+  const Json* backward = find_slice(doc, "backward");
+  ASSERT_TRUE(linear && mm && launch && backward);
+  EXPECT_EQ((*linear)["cat"], "torch_op");
+  EXPECT_EQ((*mm)["tid"], (*linear)["tid"]);  // one nested track
+  EXPECT_NE((*mm)["tid"], (*launch)["tid"]);
+  EXPECT_EQ(thread_names(doc)[(*mm)["tid"]], "PyTorch ops (thread 100 100)");
+  EXPECT_NE((*backward)["tid"], (*mm)["tid"]);
+  EXPECT_EQ((*backward)["args"]["scope"], "backward_function");
+  EXPECT_EQ((*backward)["args"]["sequence_number"], 7);
+  EXPECT_EQ((*mm)["args"]["external_id"], 2);
+
+  std::optional<Json> op_start, op_end;
+  for (const auto& e : events(doc, "s")) {
+    if (e["cat"] == "torch_op_launch") op_start = e;
+  }
+  for (const auto& e : events(doc, "f")) {
+    if (e["cat"] == "torch_op_launch") op_end = e;
+  }
+  ASSERT_TRUE(op_start && op_end);
+  EXPECT_EQ((*op_start)["id"], (*op_end)["id"]);
+  EXPECT_EQ((*op_start)["tid"], (*mm)["tid"]);
+  // At the launch call's midpoint (0.55 us): inside aten::mm, after aten::empty ended.
+  EXPECT_DOUBLE_EQ((*op_start)["ts"].get<double>(), 0.55);
+  EXPECT_EQ((*op_end)["tid"], (*find_slice(doc, "gemm"))["tid"]);
+}
+
+// A trace without ops writes no op_flows key (older exports stay byte-equal).
+TEST(ChromeTrace, NoTorchOpsNoOpFlowKey) {
+  GpuTimeline t;
+  t.api_calls = {call(0, 10, 1)};
+  Json doc = parse_checked(chrome_trace(t).json);
+  EXPECT_FALSE(doc["otherData"].contains("op_flows"));
+}
+
 }  // namespace
 }  // namespace strata::exporter
