@@ -3,7 +3,8 @@
 products, done badly and then well.
 
   slow_loop_sync  one torch.mm per tile, torch.cuda.synchronize() after each, each
-                  inside the NVTX range 'slow_loop_sync_iteration' on CUDA
+                  inside a torch.profiler.record_function scope and (on CUDA) an
+                  NVTX range, both named 'slow_loop_sync_iteration'
   batched         one torch.bmm over all tiles ('batched_bmm', the seed's name,
                   is accepted too)
 
@@ -58,7 +59,14 @@ def main(argv):
             torch.cuda.synchronize()
 
     def iteration_range():
-        return torch.cuda.nvtx.range("slow_loop_sync_iteration") if on_cuda else contextlib.nullcontext()
+        # The same name twice, for the tutorial's two tools: an NVTX range
+        # (what nsys and strata's NVTX layer show) and a record_function scope
+        # (what torch.profiler and strata's PyTorch op table show).
+        scopes = contextlib.ExitStack()
+        if on_cuda:
+            scopes.enter_context(torch.cuda.nvtx.range("slow_loop_sync_iteration"))
+        scopes.enter_context(torch.profiler.record_function("slow_loop_sync_iteration"))
+        return scopes
 
     # Drawn on the host from a seeded generator, so that both devices multiply the
     # same numbers; uniform in [0, 1), so that the checksum cannot cancel to near
