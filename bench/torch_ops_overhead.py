@@ -1,0 +1,122 @@
+"""What recording PyTorch ops adds to a program, side by side on the GPU machine
+(issue 18): strata trace (ops on, the default) against torch.profiler
+(CPU+CUDA activities) and nsys --trace=cuda,nvtx --pytorch=autograd-nvtx, in
+interleaved rounds (the order rotated per round), medians of per-round
+differences against that round's bare run.
+
+Workloads, each timed by the program itself (tool start-up and post-processing
+are not in the figure; the whole command's wall time is kept in the JSON):
+  small_ops  bench/torch_workloads/small_ops.py: 20k `x + 1` on a 4-element tensor
+  train      examples/torch_train.py: 20 steps of an MLP (forward, backward, SGD step)
+Also shown: strata without the op layer (--trace cuda,nvtx), to separate the
+ops' cost from CUDA tracing's.
+
+Goal (issue 18): strata's added time <= torch.profiler's and <= nsys's, on both.
+
+usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE]
+Prints a table last; per-run figures go to OUTDIR/torch_ops_overhead.json.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+device = sys.argv[4] if len(sys.argv) > 4 else "cuda"
+os.makedirs(outdir, exist_ok=True)
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(here)
+strata = f"{build}/bin/strata"
+nsys = os.environ.get("NSYS", "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys")
+python = os.environ.get("PYTHON", "/opt/torch/.venv/bin/python3")
+env_libs = {"LD_LIBRARY_PATH": f"{build}/runtime-libs"}
+
+programs = {
+    "small_ops": [f"{here}/torch_workloads/small_ops.py", "--device", device, "--ops", "20000"],
+    "train": [f"{repo}/examples/torch_train.py", "--device", device, "--steps", "20"],
+}
+
+
+def configs(wname, prog):
+    cmd = [python] + prog
+    out = {
+        "bare": (cmd, {}),
+        "strata (ops)": ([strata, "trace", "--stats", "false", "--force", "-o",
+                          f"{outdir}/{wname}.sqlite", "--"] + cmd, env_libs),
+        "strata (no ops)": ([strata, "trace", "--trace", "cuda,nvtx", "--stats", "false", "--force",
+                             "-o", f"{outdir}/{wname}-noops.sqlite", "--"] + cmd, env_libs),
+        "torch.profiler": ([python, f"{here}/torch_profile_run.py"] +
+                           (["--cuda"] if device == "cuda" else []) + ["--"] + prog, {}),
+    }
+    if device == "cuda" and os.path.exists(nsys):
+        out["nsys autograd-nvtx"] = ([nsys, "profile", "--trace=cuda,nvtx", "--pytorch=autograd-nvtx",
+                                      "--sample=none", "--cpuctxsw=none", "--force-overwrite=true",
+                                      "-o", f"{outdir}/nsys-{wname}"] + cmd, {})
+    return out
+
+
+def run(argv, extra_env):
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env={**os.environ, **extra_env}, timeout=300)
+    wall = time.perf_counter() - t0
+    m = re.findall(r"elapsed_ms=([\d.]+)", p.stdout)
+    if not m:
+        print(f"no elapsed_ms from: {' '.join(argv)[:200]} (exit {p.returncode})\n{p.stderr[-600:]}",
+              file=sys.stderr)
+        return None, wall
+    return float(m[-1]), wall
+
+
+results = {}
+for wname, prog in programs.items():
+    cfg = configs(wname, prog)
+    names = list(cfg)
+    for name in names:  # warm-up: page cache, the driver's first-context costs
+        run(*cfg[name])
+    data = {name: [] for name in names}
+    walls = {name: [] for name in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            ms, wall = run(*cfg[name])
+            data[name].append(ms)
+            walls[name].append(wall)
+    results[wname] = {"elapsed_ms": data, "command_wall_s": walls}
+
+with open(f"{outdir}/torch_ops_overhead.json", "w") as f:
+    json.dump({"rounds": rounds, "device": device, "results": results}, f, indent=1)
+
+
+def added(data, name):
+    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
+    return statistics.median(diffs) if diffs else None
+
+
+print(f"\nPyTorch op recording overhead, {device}, {rounds} interleaved rounds; "
+      f"added = median of per-round (tool - bare) of the program's own elapsed_ms")
+print(f"{'workload':10s} {'tool':20s} {'median ms':>10s} {'added ms':>9s} {'x bare':>7s} {'cmd wall s':>10s}")
+verdicts = []
+for wname, res in results.items():
+    data = res["elapsed_ms"]
+    bare = statistics.median(x for x in data["bare"] if x is not None)
+    for name in data:
+        vals = [x for x in data[name] if x is not None]
+        if not vals:
+            print(f"{wname:10s} {name:20s} {'failed':>10s}")
+            continue
+        med = statistics.median(vals)
+        a = added(data, name)
+        wall = statistics.median(res["command_wall_s"][name])
+        print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
+    ours = added(data, "strata (ops)")
+    for peer in ("torch.profiler", "nsys autograd-nvtx"):
+        if peer in data and added(data, peer) is not None and ours is not None:
+            ok = ours <= added(data, peer)
+            verdicts.append(f"{wname}: strata {ours:.3f} ms <= {peer} {added(data, peer):.3f} ms: "
+                            f"{'yes' if ok else 'NO'}")
+print("\n".join(verdicts))
