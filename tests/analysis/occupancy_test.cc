@@ -551,7 +551,8 @@ TEST(LaunchRules, BlockSizeNotAMultipleOfTheWarp) {
   // 48 threads in 2 warps: 16 of 64 lanes masked, 25 %.
   auto d = gpu("sm_90");
   auto k = launch(48, 32);
-  auto* f = find(launch_findings(d, k, occ(d, k)), FindingKind::kBlockSizeNotWarpMultiple);
+  auto findings = launch_findings(d, k, occ(d, k));
+  auto* f = find(findings, FindingKind::kBlockSizeNotWarpMultiple);
   ASSERT_NE(f, nullptr);
   EXPECT_DOUBLE_EQ(*f->est_speedup_pct, 25.0);
 }
@@ -560,7 +561,8 @@ TEST(LaunchRules, AchievedOccupancyGapAndCannotLaunch) {
   auto d = gpu("h100");
   auto k = launch(256, 16);
   k.achieved_occupancy_pct = 50.14;  // ncu: theoretical 100, achieved 50.14
-  auto* f = find(launch_findings(d, k, occ(d, k)), FindingKind::kAchievedOccupancyGap);
+  auto findings = launch_findings(d, k, occ(d, k));
+  auto* f = find(findings, FindingKind::kAchievedOccupancyGap);
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(*f->est_speedup_pct, 49.86, 1e-9);
   k.achieved_occupancy_pct = 91;  // within 10 points
@@ -577,7 +579,8 @@ TEST(LaunchRules, AchievedOccupancyGapAndCannotLaunch) {
 TEST(LaunchRules, SharedMemoryOptIn) {
   auto d = gpu("sm_90");
   auto k = launch(256, 32, 0, 64 * K);
-  auto* f = find(launch_findings(d, k, occ(d, k)), FindingKind::kSharedMemOptIn);
+  auto findings = launch_findings(d, k, occ(d, k));
+  auto* f = find(findings, FindingKind::kSharedMemOptIn);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->smem_requested, 64 * K);
   EXPECT_EQ(f->smem_default_max, 48 * K);

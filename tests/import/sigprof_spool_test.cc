@@ -92,7 +92,9 @@ std::vector<TestSample> some_samples() {
 }
 
 TEST(SigprofDecodeTest, SamplesRoundTrip) {
-  auto record = format::decode_sampler_samples(samples_record(42, some_samples()));
+  // The decoded stacks are views into the payload: it must outlive them.
+  auto payload = samples_record(42, some_samples());
+  auto record = format::decode_sampler_samples(payload);
   ASSERT_TRUE(record) << record.error().message;
   EXPECT_EQ(record->tid, 42u);
   ASSERT_EQ(record->samples.size(), 3u);

@@ -134,7 +134,8 @@ TEST(Instrument, BufferFlushesKeepEveryEvent) {
   // 300000 calls = 600000 events: four flushes of the 128K-word buffer.
   InstrumentedRun run = run_probe({"many", "300000"});
   ASSERT_TRUE(run.process.succeeded());
-  const analysis::CpuRow* leaf = find_row(table_of(run.data.profile), "probe::leaf");
+  analysis::CpuTable table = table_of(run.data.profile);
+  const analysis::CpuRow* leaf = find_row(table, "probe::leaf");
   ASSERT_NE(leaf, nullptr);
   EXPECT_EQ(leaf->ncalls, 300000u);
   EXPECT_EQ(run.data.counters.dropped_events, 0u);
@@ -161,7 +162,8 @@ TEST(Instrument, MonotonicClockGivesTheSameCounts) {
 TEST(Instrument, ThreadsAreCountedApart) {
   InstrumentedRun run = run_probe({"threads", "4", "50000"});
   ASSERT_TRUE(run.process.succeeded());
-  const analysis::CpuRow* leaf = find_row(table_of(run.data.profile), "probe::leaf");
+  analysis::CpuTable table = table_of(run.data.profile);
+  const analysis::CpuRow* leaf = find_row(table, "probe::leaf");
   ASSERT_NE(leaf, nullptr);
   EXPECT_EQ(leaf->ncalls, 200000u);
 

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -114,14 +113,13 @@ Tally damage_each_page(const std::string& fixture, Commands commands) {
   return tally;
 }
 
+// No time limit here beyond ctest's TIMEOUT: a timed assertion fails on a
+// loaded machine or a sanitized build without saying anything about strata.
 void check_fixture(const std::string& fixture, Commands commands) {
-  auto start = std::chrono::steady_clock::now();
   Tally tally = damage_each_page(fixture, commands);
   // Both outcomes occur, or the garbage is not reaching the reads.
   EXPECT_GT(tally.identical, 0);
   EXPECT_GT(tally.refused, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
-      << "mutation test is too slow";
 }
 
 // An Nsight Systems export: the GPU reports and the chrome export.

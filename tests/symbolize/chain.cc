@@ -31,6 +31,17 @@ uint64_t g_chain_c_pc = 0;
       : "r"(raw)                 \
       : "rax", "memory")
 
+// Raw stack bytes include the poisoned redzones of returned frames, which
+// ASan's memcpy would report: a sanitized build copies uninstrumented.
+__attribute__((no_sanitize_address)) void copy_stack_bytes(uint8_t* out, uint64_t from, size_t n) {
+#if defined(__SANITIZE_ADDRESS__)
+  const volatile uint8_t* in = reinterpret_cast<const volatile uint8_t*>(from);
+  for (size_t i = 0; i < n; ++i) out[i] = in[i];
+#else
+  std::memcpy(out, reinterpret_cast<const void*>(from), n);
+#endif
+}
+
 // Copies the stack from the captured sp to the top of this thread's stack
 // (at most 64 KiB, like perf's sample_stack_user cap).
 __attribute__((noipa)) void finish_capture(const uint64_t* raw) {
@@ -46,7 +57,7 @@ __attribute__((noipa)) void finish_capture(const uint64_t* raw) {
   uint64_t sp = c.regs.sp();
   uint64_t len = top > sp ? std::min<uint64_t>(top - sp, 65536) : 0;
   c.stack.resize(len);
-  std::memcpy(c.stack.data(), reinterpret_cast<const void*>(sp), len);
+  copy_stack_bytes(c.stack.data(), sp, len);
   g_capture = std::move(c);
 }
 

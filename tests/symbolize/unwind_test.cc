@@ -111,6 +111,11 @@ TEST(Unwind, ChainWithoutFramePointersThroughInlinedFunction) {
 }
 
 TEST(Unwind, ThroughLibcQsortBackToMain) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's qsort interceptor sorts by itself: the callback is called from
+  // libasan, with no libc frame to unwind through.
+  GTEST_SKIP() << "no libc qsort frame under ASan";
+#endif
   Result<AddressSpace> space = read_proc_maps(0);
   ASSERT_TRUE(space.ok());
   testing::sort_and_capture();
