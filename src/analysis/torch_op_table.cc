@@ -12,6 +12,7 @@ namespace strata::analysis {
 namespace {
 
 constexpr int64_t kBackwardScope = 1;    // at::RecordScope::BACKWARD_FUNCTION
+constexpr int64_t kUserScope = 7;        // at::RecordScope::USER_SCOPE (record_function)
 constexpr int64_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
 
 // One FunctionEvent of torch's list.
@@ -20,6 +21,7 @@ struct Event {
   int64_t start = 0, end = 0;
   int64_t thread = 0;  // globalTid; device events: their process
   bool device = false;
+  bool annotation = false;  // a GPU user annotation (device row of a record_function scope)
   int64_t scope = 0;
   int64_t seq = -1;
   std::string shapes = "[]";
@@ -108,6 +110,40 @@ void set_backward_stacks(std::vector<Event>& events) {
     if (p < 0) continue;
     auto it = forward.find({global_id::process_of(events[p].thread), events[p].seq});
     events[i].stack = it == forward.end() ? std::vector<std::string>{} : it->second;
+  }
+}
+
+// torch 2.x (Kineto): a record_function scope that launched device work
+// also gets a device event of its name spanning that work (from its first
+// activity's start to its last one's end), which the table lists as a row of
+// its own and leaves out of the Self CUDA total. Kineto finds the scope by the
+// CUSTOM1 id it pushes for the innermost user scope; here it is the innermost
+// scope-7 op around (or being) the op that launched the activity.
+void add_gpu_user_annotations(std::vector<Event>& events) {
+  std::map<int, std::pair<int64_t, int64_t>> spans;  // user-scope op -> device span
+  const int count = static_cast<int>(events.size());
+  for (int i = 0; i < count; ++i) {
+    if (events[i].device) continue;
+    int scope = i;
+    while (scope >= 0 && events[scope].scope != kUserScope) scope = events[scope].parent;
+    if (scope < 0) continue;
+    for (int k : events[i].kernels) {
+      auto [it, fresh] = spans.emplace(scope, std::make_pair(events[k].start, events[k].end));
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, events[k].start);
+        it->second.second = std::max(it->second.second, events[k].end);
+      }
+    }
+  }
+  for (const auto& [scope, span] : spans) {
+    Event e;
+    e.name = events[scope].name;
+    e.start = span.first;
+    e.end = span.second;
+    e.thread = global_id::process_of(events[scope].thread);
+    e.device = true;
+    e.annotation = true;
+    events.push_back(std::move(e));
   }
 }
 
@@ -262,6 +298,7 @@ Result<TorchOpTable> torch_op_table(const store::TorchOpRows& rows,
   }
 
   build_tree(events);
+  add_gpu_user_annotations(events);
   remove_dup_nodes(events);
   set_backward_stacks(events);
 
@@ -274,7 +311,7 @@ Result<TorchOpTable> torch_op_table(const store::TorchOpRows& rows,
     return events[a].end > events[b].end;
   });
   std::vector<int64_t> memo(events.size(), -1);
-  std::map<std::tuple<std::string, bool, std::string, std::vector<std::string>>, size_t> keys;
+  std::map<std::tuple<std::string, bool, bool, std::string, std::vector<std::string>>, size_t> keys;
   table.shapes_column = options.group_by_shape;
   table.stack_column = options.group_by_stack > 0;
   for (int i : order) {
@@ -286,12 +323,13 @@ Result<TorchOpTable> torch_op_table(const store::TorchOpRows& rows,
       stack.assign(e.stack.begin(), e.stack.begin() + static_cast<std::ptrdiff_t>(n));
     }
     std::string shapes = options.group_by_shape ? e.shapes : std::string();
-    auto key = std::make_tuple(e.name, e.device, shapes, stack);
+    auto key = std::make_tuple(e.name, e.device, e.annotation, shapes, stack);
     auto [it, fresh] = keys.emplace(key, table.rows.size());
     if (fresh) {
       TorchOpTableRow row;
       row.name = e.name;
       row.device = e.device;
+      row.annotation = e.annotation;
       row.shapes = options.group_by_shape ? e.shapes : std::string();
       row.stack = std::move(stack);
       table.rows.push_back(std::move(row));
@@ -301,7 +339,8 @@ Result<TorchOpTable> torch_op_table(const store::TorchOpRows& rows,
     if (e.device) {
       row.self_cuda_ns += e.duration();
       row.cuda_total_ns += e.duration();
-      table.self_cuda_total_ns += e.duration();
+      // torch's sum_self_device_time_total leaves user annotations out.
+      if (!e.annotation) table.self_cuda_total_ns += e.duration();
       continue;
     }
     int64_t self_cpu = e.duration();

@@ -16,6 +16,9 @@
 //     child is merged into it (the parent takes its children and kernels).
 //   - _set_backward_stacktraces: ops under a backward node (scope 1) take
 //     the Python stack of the forward op with the same sequence number.
+//   - GPU user annotations (torch 2.x): a record_function scope (scope 7)
+//     that launched device work also gets a device row of its name spanning
+//     that work; it is not part of the Self CUDA total.
 //   - key_averages: rows per name (+ input shapes, + first N stack frames);
 //     totals: Self CPU = sum of self CPU, Self CUDA = sum over device rows.
 //
@@ -25,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/result.h"
@@ -50,7 +54,8 @@ struct TorchOpTableRow {
   std::string name;
   std::string shapes;              // "[]" when none; set with group_by_shape
   std::vector<std::string> stack;  // first N frames, set with group_by_stack
-  bool device = false;             // a kernel, copy or memset
+  bool device = false;             // a kernel, copy, memset or GPU user annotation
+  bool annotation = false;         // torch 2.x's GPU user annotation of a record_function
   int64_t calls = 0;
   int64_t self_cpu_ns = 0;
   int64_t cpu_total_ns = 0;

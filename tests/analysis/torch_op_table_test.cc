@@ -100,6 +100,30 @@ TEST(TorchOpTable, CudaTotalAddsDescendantsAndDeviceRowsCountInTheTotal) {
   EXPECT_EQ(t.unlinked_device, 1);
 }
 
+TEST(TorchOpTable, RecordFunctionScopesGetAGpuAnnotationRowOutsideTheCudaTotal) {
+  store::TorchOpRows rows;
+  store::TorchOp scope = op("slow_loop_sync_iteration", 0, 10000);
+  scope.scope = 7;
+  rows.ops = {scope, op("aten::mm", 100, 5000, kMain, 1)};
+  launch(rows, 1, 1, 200, 300, 40);     // kernel [1300, 1340]
+  launch(rows, 2, 1, 400, 500, 60);     // kernel [1500, 1560]
+  launch(rows, 3, 0, 20000, 20100, 5);  // outside every op: no annotation
+  TorchOpTable t = table(rows);
+  const TorchOpTableRow* cpu = nullptr;
+  const TorchOpTableRow* gpu = nullptr;
+  for (const auto& r : t.rows) {
+    if (r.name == "slow_loop_sync_iteration") (r.device ? gpu : cpu) = &r;
+  }
+  ASSERT_TRUE(cpu && gpu);
+  EXPECT_TRUE(gpu->annotation);
+  EXPECT_EQ(gpu->calls, 1);
+  EXPECT_EQ(gpu->self_cuda_ns, 260);  // first kernel start to last kernel end
+  EXPECT_EQ(gpu->cpu_total_ns, 0);
+  EXPECT_EQ(cpu->cuda_total_ns, 100);
+  EXPECT_EQ(cpu->self_cuda_ns, 0);
+  EXPECT_EQ(t.self_cuda_total_ns, 105);  // kernels only, not the annotation
+}
+
 TEST(TorchOpTable, CorrelationsOfOtherProcessesOrKindsDoNotLink) {
   store::TorchOpRows rows;
   rows.ops = {op("aten::mm", 0, 1000, kMain, 5)};
