@@ -11,6 +11,7 @@
 #include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "import/spool_files.h"
+#include "import/torch_ops_ingest.h"
 
 namespace strata::cli {
 
@@ -94,6 +95,17 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
       written = stats_or.error();
     }
   }
+  // PyTorch ops (libstrata_torch's spools, issue 18): after the CUDA rows,
+  // which they are read against only at report time.
+  import::TorchIngestSummary torch;
+  if (written) {
+    auto torch_or = import::ingest_torch_spools(run_dir, trace.writer);
+    if (torch_or) {
+      torch = std::move(*torch_or);
+    } else {
+      written = torch_or.error();
+    }
+  }
   if (written && before_commit) written = before_commit();
   if (written) written = trace.writer.commit();
   written = with_trace_named(trace, std::move(written));
@@ -106,7 +118,10 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
   for (const auto& problem : run.stats.problems) {
     std::fprintf(stderr, "strata: %s\n", printable(problem).c_str());
   }
-  if (run.stats.damaged_chunks + run.stats.truncated_bytes > 0) {
+  for (const auto& line : torch.lines) {
+    std::fprintf(stderr, "strata: PyTorch ops: %s\n", printable(line).c_str());
+  }
+  if (run.stats.damaged_chunks + run.stats.truncated_bytes + torch.damaged > 0) {
     std::fprintf(stderr, "strata: damaged spool data was skipped (see strata_counters)\n");
   }
   return run;

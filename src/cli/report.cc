@@ -6,6 +6,7 @@
 // rank, side by side: rank_sum, collective_sum, straggler_sum
 // (analysis/multi_rank.h, docs/multi-gpu.md).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "analysis/multi_rank.h"
 #include "analysis/rank_input.h"
 #include "analysis/recorded_bench.h"
+#include "analysis/torch_op_table.h"
 #include "cli/cpu_flags.h"
 #include "cli/gpu_report_print.h"
 #include "cli/kernel_report_print.h"
@@ -25,6 +27,7 @@
 #include "store/gpu_tables.h"
 #include "store/kernel_metric_rows.h"
 #include "store/rank_rows.h"
+#include "store/torch_op_rows.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -36,7 +39,43 @@ struct ReportOptions {
   std::vector<std::string>
       reports;  // GPU report names; empty: the --stats set when CUDA data exists
   CpuReportFlags cpu;
+  bool limit_given = false;  // --limit on the command line (torch's table keeps 100 rows else)
+  bool group_by_shape = false;
+  int group_by_stack = 0;
 };
+
+// op_sum of a trace with PyTorch ops: torch.profiler's table. nullopt with
+// *status set when the flags or the file are wrong (exit 2).
+std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
+                                                 const ReportOptions& opt, report::Format format,
+                                                 int* status) {
+  *status = kExitOk;
+  analysis::TorchOpTableOptions options;
+  if (opt.cpu.sort != "tottime") {  // tottime: the flag's default, not a choice
+    auto sort = analysis::parse_torch_sort(opt.cpu.sort);
+    if (!sort) {
+      *status = print_usage_error(sort.error().message);
+      return std::nullopt;
+    }
+    options.sort = *sort;
+  }
+  options.limit = opt.limit_given ? static_cast<size_t>(std::max<int64_t>(opt.cpu.limit, 0)) : 100;
+  options.group_by_shape = opt.group_by_shape;
+  options.group_by_stack = opt.group_by_stack;
+  auto rows = store::load_torch_op_rows(reader);
+  if (!rows) {
+    *status = print_usage_error(rows.error().message);
+    return std::nullopt;
+  }
+  auto table = analysis::torch_op_table(*rows, options);
+  if (!table) {
+    *status = print_usage_error(printable(opt.file) + ": " + table.error().message);
+    return std::nullopt;
+  }
+  report::GpuReportOptions ro;
+  ro.format = format;
+  return report::torch_op_sum_report(*table, ro);
+}
 
 // Everything is read before anything is printed: a damaged file gives one
 // line and exit 2, never a report with a layer missing or cut short.
@@ -48,6 +87,26 @@ int run_report(const ReportOptions& given) {
   // "kernels" picks the kernel sections of `strata kernels`; the other names
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
+  // op_sum of a trace with PyTorch ops is torch.profiler's table, built from
+  // strata_torch_ops rather than the GPU tables' NVTX ranges.
+  std::optional<report::GpuReport> torch_table;
+  const bool op_sum =
+      std::find(opt.reports.begin(), opt.reports.end(), "op_sum") != opt.reports.end();
+  if (op_sum || opt.group_by_shape || opt.group_by_stack > 0) {
+    auto present = store::torch_ops_present(*reader);
+    if (!present) return print_usage_error(present.error().message);
+    if (!*present && (opt.group_by_shape || opt.group_by_stack > 0)) {
+      return print_usage_error(printable(opt.file) +
+                               ": --group-by-shape and --group-by-stack need PyTorch ops (the "
+                               "trace has none)");
+    }
+    if (*present && op_sum) {
+      int status = kExitOk;
+      torch_table = torch_op_report(*reader, opt, *format, &status);
+      if (!torch_table) return status;
+      std::erase(opt.reports, std::string("op_sum"));
+    }
+  }
   bool kernels = false;
   std::erase_if(opt.reports, [&](const std::string& name) {
     if (!report::find_report(name, report::ReportInput::kKernelProfiles)) return false;
@@ -70,6 +129,15 @@ int run_report(const ReportOptions& given) {
   // Asked-for reports are the whole answer; kernel sections alone are too
   // unless the trace also holds a CUDA timeline.
   const bool print_gpu = !opt.reports.empty() || (given.reports.empty() && cuda);
+  if (torch_table && !print_gpu && !kernels) {
+    std::fputs(report::render_gpu_report(*torch_table, *format).c_str(), stdout);
+    if (*format != report::Format::kTable) {
+      for (const auto& note : torch_table->notes)
+        std::fprintf(stderr, "strata: %s\n", note.c_str());
+    }
+    std::fflush(stdout);
+    return kExitOk;
+  }
   const bool print_rest = given.reports.empty() && !(profiles && !cuda);
 
   GpuReportInput gpu;
@@ -97,6 +165,15 @@ int run_report(const ReportOptions& given) {
     if (status != kExitOk) return status;
   }
   if (print_gpu) print_gpu_reports(*reader, gpu, *format);
+  if (torch_table) {
+    if (print_gpu || print_kernels) std::fputs("\n", stdout);
+    std::fputs(report::render_gpu_report(*torch_table, *format).c_str(), stdout);
+    if (*format != report::Format::kTable) {
+      for (const auto& note : torch_table->notes)
+        std::fprintf(stderr, "strata: %s\n", note.c_str());
+    }
+    std::fflush(stdout);
+  }
   if (!print_rest) return kExitOk;
   bool printed = false;
   if (!runs.empty()) {
@@ -172,7 +249,15 @@ VerbRunner add_report(CLI::App& app) {
       ->required();
   sub->add_option("--report", opt->reports, report::report_flag_help())->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
-  return [opt] {
+  sub->add_flag("--group-by-shape", opt->group_by_shape,
+                "op_sum of PyTorch ops: one row per op and input shapes (recorded with "
+                "--record-shapes)");
+  sub->add_option("--group-by-stack", opt->group_by_stack,
+                  "op_sum of PyTorch ops: one row per op and its first N Python frames "
+                  "(recorded with --with-stack)")
+      ->check(CLI::PositiveNumber);
+  return [opt, sub] {
+    if (auto* limit = sub->get_option_no_throw("--limit")) opt->limit_given = limit->count() > 0;
     if (opt->files.size() > 1) return run_multi_report(*opt);
     opt->file = opt->files.front();
     return run_report(*opt);

@@ -44,6 +44,8 @@ inline size_t cupti_record_size(uint32_t kind) {
       return sizeof(CUpti_ActivitySynchronization2);
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       return sizeof(CUpti_ActivityOverhead3);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:  // PyTorch ops' ids (issue 18)
+      return sizeof(CUpti_ActivityExternalCorrelation);
     default:
       return 0;
   }

@@ -19,6 +19,7 @@
 #include "store/cpu_profile_rows.h"
 #include "store/kernel_metric_rows.h"
 #include "store/kernel_names.h"
+#include "store/torch_op_rows.h"
 
 namespace strata::import {
 namespace {
@@ -186,6 +187,7 @@ class Ingester {
   std::map<std::pair<uint32_t, std::string>, bool> gpus_;       // (device id, uuid) written
   std::map<std::pair<uint32_t, uint32_t>, bool> cuda_devices_;  // (pid, device id) written
   std::vector<store::KernelRow> kernels_;
+  std::vector<store::ExternalCorrelationRow> correlations_;
   uint64_t old_cupti_buffers_ = 0;
   uint64_t bad_payloads_ = 0;
   uint64_t unwalked_bytes_ = 0;
@@ -412,6 +414,17 @@ Status Ingester::record(Spool& spool, uint32_t kind, const std::byte* at) {
     }
     case CUPTI_ACTIVITY_KIND_DEVICE:
       return device(spool, at);
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      // The id a PyTorch op pushed around this API call: the exact op <->
+      // kernel link of torch's op table (analysis/torch_op_table.h).
+      auto r = load_record<CUpti_ActivityExternalCorrelation>(at);
+      correlations_.push_back({spool.global_pid, static_cast<int64_t>(r.externalKind),
+                               static_cast<int64_t>(r.externalId),
+                               static_cast<int64_t>(r.correlationId)});
+      ++stats_.external_correlations;
+      if (correlations_.size() >= kKernelFlush) return flush_kernels();
+      return Ok{};
+    }
     default:
       // NAME (NVTX resource names) and OVERHEAD records have no table here.
       return Ok{};
@@ -618,7 +631,12 @@ Status Ingester::walk_buffer(Spool& spool, std::span<const std::byte> records) {
   return Ok{};
 }
 
+// Kernels and external correlation records, batched.
 Status Ingester::flush_kernels() {
+  if (!correlations_.empty()) {
+    STRATA_TRY(store::write_external_correlations(writer_, correlations_));
+    correlations_.clear();
+  }
   if (kernels_.empty()) return Ok{};
   Status st = writer_.write_kernels(kernels_);
   kernels_.clear();

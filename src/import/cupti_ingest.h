@@ -39,10 +39,11 @@ struct IngestStats {
   uint64_t syncs = 0;
   uint64_t nvtx_events = 0;  // NVTX_EVENTS rows (ranges, marks, domains)
   uint64_t devices = 0;
-  uint64_t profiled_launches = 0;  // kernel-metrics chunks (strata kernels)
-  uint64_t kernel_names_seen = 0;  // strata_kernels_seen rows, over all spools
-  uint64_t damaged_chunks = 0;     // crc failures + resyncs
-  uint64_t truncated_bytes = 0;    // incomplete last chunks
+  uint64_t external_correlations = 0;  // strata_external_correlation rows (PyTorch ops' ids)
+  uint64_t profiled_launches = 0;      // kernel-metrics chunks (strata kernels)
+  uint64_t kernel_names_seen = 0;      // strata_kernels_seen rows, over all spools
+  uint64_t damaged_chunks = 0;         // crc failures + resyncs
+  uint64_t truncated_bytes = 0;        // incomplete last chunks
   uint64_t unknown_chunk_kinds = 0;
   uint64_t unknown_records = 0;       // buffers whose walk stopped at an unknown record kind
   uint64_t unresolved_strings = 0;    // string ids no strings chunk defined

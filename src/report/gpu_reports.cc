@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "common/strings.h"
 
@@ -245,8 +247,50 @@ GpuReport cuda_kern_exec_sum_report(const analysis::KernExecSummary& summary,
   return r;
 }
 
-GpuReport op_sum_report(const analysis::OpTable& table, const std::string& source,
+std::string strip_emit_nvtx_suffix(const std::string& name) {
+  // torch.autograd.profiler.emit_nvtx names a range "aten::mm, seq = 12,
+  // op_id = 40, sizes = [[8, 16], [16, 4]]" (1.13; 2.x adds "input_op_ids
+  // = ..."): the op is the text before the first ", seq = " / ", op_id = " /
+  // ", sizes = ".
+  size_t cut = name.size();
+  for (const char* suffix : {", seq = ", ", op_id = ", ", sizes = "}) {
+    cut = std::min(cut, name.find(suffix));
+  }
+  return name.substr(0, cut);
+}
+
+static analysis::OpTable merge_emit_nvtx_rows(const analysis::OpTable& table) {
+  analysis::OpTable merged = table;
+  merged.rows.clear();
+  std::map<std::string, size_t> at;
+  for (const auto& row : table.rows) {
+    std::string name = strip_emit_nvtx_suffix(row.name);
+    auto [it, fresh] = at.emplace(name, merged.rows.size());
+    if (fresh) {
+      merged.rows.push_back(row);
+      merged.rows.back().name = std::move(name);
+      continue;
+    }
+    analysis::OpRow& into = merged.rows[it->second];
+    into.calls += row.calls;
+    into.self_cpu_ns += row.self_cpu_ns;
+    into.cpu_total_ns += row.cpu_total_ns;
+    into.self_gpu_ns += row.self_gpu_ns;
+    into.gpu_total_ns += row.gpu_total_ns;
+  }
+  if (merged.rows.size() == table.rows.size()) return table;  // nothing to merge: keep the order
+  // analysis::op_table's default order: self GPU desc, CPU total desc, name.
+  std::sort(merged.rows.begin(), merged.rows.end(), [](const auto& a, const auto& b) {
+    if (a.self_gpu_ns != b.self_gpu_ns) return a.self_gpu_ns > b.self_gpu_ns;
+    if (a.cpu_total_ns != b.cpu_total_ns) return a.cpu_total_ns > b.cpu_total_ns;
+    return a.name < b.name;
+  });
+  return merged;
+}
+
+GpuReport op_sum_report(const analysis::OpTable& nvtx_table, const std::string& source,
                         const GpuReportOptions& options) {
+  const analysis::OpTable table = merge_emit_nvtx_rows(nvtx_table);
   GpuReport r =
       start("NVTX Op Summary, as torch.profiler key_averages()", "op_sum", table.missing, source);
   CellMaker m(options);
@@ -278,6 +322,76 @@ GpuReport op_sum_report(const analysis::OpTable& table, const std::string& sourc
       r.notes.push_back(fmt::format("note: {} kernels were launched outside every NVTX range",
                                     table.kernels_outside_ranges));
     }
+  }
+  return r;
+}
+
+GpuReport torch_op_sum_report(const analysis::TorchOpTable& table,
+                              const GpuReportOptions& options) {
+  GpuReport r;
+  r.table.title = " ** PyTorch Op Summary, as torch.profiler key_averages() (op_sum):";
+  CellMaker m(options);
+  // As torch's _build_table: the CUDA columns only when some event has CUDA
+  // time (a CPU-only program's table has none).
+  const bool cuda = table.self_cuda_total_ns > 0;
+  r.table.columns = {{"Name", Align::kLeft}, {"Self CPU %"}, {"Self CPU"},
+                     {"CPU total %"},        {"CPU total"},  {"CPU time avg"}};
+  if (cuda) {
+    for (const char* c : {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"}) {
+      r.table.columns.push_back({c});
+    }
+  }
+  r.table.columns.push_back({"# of Calls"});
+  if (table.shapes_column) r.table.columns.push_back({"Input Shapes", Align::kLeft});
+  if (table.stack_column) r.table.columns.push_back({"Source Location", Align::kLeft});
+  const bool text = options.format == Format::kTable;
+  for (const auto& row : table.rows) {
+    double calls = static_cast<double>(row.calls);
+    std::vector<Cell> cells = {
+        m.name(row.name, kTorchNameWidth, "..."),
+        torch_share(row.self_cpu_ns, table.self_cpu_total_ns),
+        torch_time_cell(static_cast<double>(row.self_cpu_ns)),
+        torch_share(row.cpu_total_ns, table.self_cpu_total_ns),
+        torch_time_cell(static_cast<double>(row.cpu_total_ns)),
+        torch_time_cell(static_cast<double>(row.cpu_total_ns) / calls),
+    };
+    if (cuda) {
+      cells.push_back(torch_time_cell(static_cast<double>(row.self_cuda_ns)));
+      cells.push_back(torch_share(row.self_cuda_ns, table.self_cuda_total_ns));
+      cells.push_back(torch_time_cell(static_cast<double>(row.cuda_total_ns)));
+      cells.push_back(torch_time_cell(static_cast<double>(row.cuda_total_ns) / calls));
+    }
+    cells.push_back(m.integer(row.calls));
+    if (table.shapes_column) cells.push_back(text_cell(printable(row.shapes)));
+    if (table.stack_column) {
+      // Table: torch's layout, one frame per line under the row; CSV and
+      // JSON: the frames in one cell, one per line.
+      std::string frames;
+      for (size_t i = 0; i < row.stack.size() && (!text || i == 0); ++i) {
+        frames += (i ? "\n" : "") + printable(row.stack[i]);
+      }
+      cells.push_back(text_cell(frames));
+    }
+    const size_t width = cells.size();
+    r.table.rows.push_back(std::move(cells));
+    if (table.stack_column && text) {
+      for (size_t i = 1; i < row.stack.size(); ++i) {
+        std::vector<Cell> more(width - 1, text_cell(""));
+        more.push_back(text_cell(printable(row.stack[i])));
+        r.table.rows.push_back(std::move(more));
+      }
+    }
+  }
+  r.notes.push_back("Self CPU time total: " +
+                    torch_time(static_cast<double>(table.self_cpu_total_ns) / 1e3));
+  if (cuda) {
+    r.notes.push_back("Self CUDA time total: " +
+                      torch_time(static_cast<double>(table.self_cuda_total_ns) / 1e3));
+  }
+  if (table.unlinked_device > 0) {
+    r.notes.push_back(
+        fmt::format("note: {} kernels, copies or memsets were launched outside every PyTorch op",
+                    table.unlinked_device));
   }
   return r;
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/gpu_summary.h"
+#include "analysis/torch_op_table.h"
 #include "report/table.h"
 
 namespace strata::report {
@@ -59,6 +60,17 @@ GpuReport cuda_kern_exec_sum_report(const analysis::KernExecSummary& summary,
 // and, in JSON, as numbers of microseconds.
 GpuReport op_sum_report(const analysis::OpTable& table, const std::string& source,
                         const GpuReportOptions& options = {});
+
+// The op table of a trace with PyTorch ops (analysis/torch_op_table.h):
+// torch.profiler's columns and units; "Input Shapes" and "Source Location"
+// as torch adds them with group_by_input_shape / group_by_stack_n; notes
+// "Self CPU time total: X" and, with CUDA time, "Self CUDA time total: Y".
+GpuReport torch_op_sum_report(const analysis::TorchOpTable& table,
+                              const GpuReportOptions& options = {});
+
+// emit_nvtx's range name without its ", seq = N, op_id = M, sizes = ..."
+// suffix (the NVTX op table's rows are grouped by it).
+std::string strip_emit_nvtx_suffix(const std::string& name);
 
 // Table format: the title line, a blank line, then the table (or the SKIPPED
 // line) and the notes. CSV and JSON: the table alone (header only / [] when

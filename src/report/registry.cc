@@ -57,8 +57,10 @@ constexpr std::array kReports = {
     ReportEntry{"cuda_kern_exec_sum", "kernels with their launch call: API, queue and kernel time",
                 In::kGpuTables, 0, kern_exec_sum},
     ReportEntry{"nvtx_sum", "NVTX push/pop and start/end ranges per name", In::kGpuTables, 1, nvtx},
-    ReportEntry{"op_sum", "ops (NVTX ranges) with their self and total CPU and GPU time",
-                In::kGpuTables, 0, ops},
+    ReportEntry{
+        "op_sum",
+        "PyTorch ops as torch.profiler's table (else NVTX ranges): self and total CPU and GPU time",
+        In::kGpuTables, 0, ops},
     ReportEntry{"kernels", "the sections of strata kernels", In::kKernelProfiles},
     ReportEntry{"rank_sum", "one row per rank: kernels, compute, communication, busy and idle",
                 In::kRanks, 0, nullptr, rank_sum},

@@ -269,7 +269,7 @@ const std::array<std::string, 22>& nsys_table_texts() {
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
 // ThreadNames/PROCESSES; *_id columns naming text are StringIds ids.
-constexpr std::array<std::string_view, 14> kStrataTables = {
+constexpr std::array<std::string_view, 17> kStrataTables = {
     // One row: what was run, by which strata, with which outcome.
     R"sql(CREATE TABLE strata_run (
     id                INTEGER   NOT NULL   PRIMARY KEY   CHECK (id = 1),
@@ -390,6 +390,37 @@ constexpr std::array<std::string_view, 14> kStrataTables = {
     timestamp         INTEGER   NOT NULL,   -- CLOCK_MONOTONIC (ns)
     frame_id          INTEGER   NOT NULL,   -- REFERENCES strata_cpu_frames(id)
     kind              INTEGER   NOT NULL    -- 0 enter, 1 exit
+);)sql",
+    // PyTorch ops recorded by libstrata_torch's RecordFunction callback
+    // (issue 18, docs/torch-ops-design.md): one row per op, on the clock of
+    // every other table. Added within schema v1 (new tables only, as
+    // strata_ranks).
+    R"sql(CREATE TABLE strata_torch_ops (
+    start             INTEGER   NOT NULL,   -- CLOCK_MONOTONIC (ns)
+    end               INTEGER   NOT NULL,   -- CLOCK_MONOTONIC (ns)
+    globalTid         INTEGER   NOT NULL,   -- the thread the op ran on (nsys's encoding)
+    nameId            INTEGER   NOT NULL,   -- REFERENCES StringIds(id): "aten::mm", ...
+    externalId        INTEGER   NOT NULL,   -- CUPTI external correlation id it pushed; 0: none
+    seq               INTEGER   NOT NULL,   -- autograd sequence number; -1: none
+    depth             INTEGER   NOT NULL,   -- ops open on the thread when it began
+    scope             INTEGER   NOT NULL,   -- torch's at::RecordScope (0 function, 1 backward, 7 user scope, ...)
+    flags             INTEGER   NOT NULL,   -- 1: unfinished (its end is when the process wrote it)
+    shapesId          INTEGER,              -- REFERENCES StringIds(id): input shapes; NULL: not recorded
+    stackId           INTEGER               -- REFERENCES StringIds(id): Python frames, innermost first; NULL: not recorded
+);)sql",
+    // What the op capture of each process said: recording (and how), or why not.
+    R"sql(CREATE TABLE strata_torch_status (
+    globalPid         INTEGER   NOT NULL,
+    status            INTEGER   NOT NULL,   -- 1 recording, 2 cannot hook, 3 the program started torch.profiler, 4 note
+    text              TEXT      NOT NULL
+);)sql",
+    // CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION records: the id a PyTorch op
+    // pushed, per CUDA API call (nsys exports have no such table).
+    R"sql(CREATE TABLE strata_external_correlation (
+    globalPid         INTEGER   NOT NULL,
+    externalKind      INTEGER   NOT NULL,   -- CUpti_ExternalCorrelationKind (3: CUSTOM0, what strata pushes)
+    externalId        INTEGER   NOT NULL,   -- strata_torch_ops.externalId
+    correlationId     INTEGER   NOT NULL    -- CUPTI_ACTIVITY_KIND_RUNTIME.correlationId
 );)sql",
     // Survivable bad input, counted instead of skipped silently.
     R"sql(CREATE TABLE strata_counters (

@@ -132,7 +132,7 @@ TEST_F(Schema, StrataTablesExist) {
        {"strata_run", "strata_bench_runs", "strata_bench_metrics", "strata_cpu_samples",
         "strata_cpu_stacks", "strata_cpu_frames", "strata_cpu_mappings", "strata_kernel_metrics",
         "strata_kernels_seen", "strata_kernel_graphs", "strata_diagnostics", "strata_counters",
-        "strata_ranks"}) {
+        "strata_ranks", "strata_torch_ops", "strata_torch_status", "strata_external_correlation"}) {
     EXPECT_TRUE(set.count(table)) << table;
   }
 }
