@@ -112,6 +112,9 @@ std::atomic<uint64_t> g_next_id_block{1};
 std::atomic<ThreadBuffer*> g_threads[kMaxThreads];
 std::atomic<int (*)(uint64_t)> g_push{nullptr};
 std::atomic<int (*)()> g_pop{nullptr};
+// A forked child whose spool is not created yet (child_spool_ready).
+std::atomic<bool> g_child_pending{false};
+bool child_spool_ready();
 
 bool g_use_tsc = false;
 int64_t g_ref_ns = 0;
@@ -339,6 +342,9 @@ void write_drop_note() {
 // Stops recording and writes everything; async-signal-safe (no allocation:
 // strings were written when interned).
 void finish(uint32_t signal) {
+  // A forked child that never wrote: its spool is created now, except from a
+  // signal handler (it allocates), where the child's ops are lost.
+  if (g_child_pending.load(std::memory_order_acquire) && (signal != 0 || !child_spool_ready())) return;
   uint8_t on = kOn;
   if (!g_state.compare_exchange_strong(on, kOff, std::memory_order_seq_cst)) return;
   if (!drain_flushers(0, signal ? kDrainSignalNs : kDrainExitNs)) return;  // reads as a crash
@@ -385,6 +391,7 @@ void install_signal_handlers() {
 
 void on_thread_exit(void* arg) {
   auto* b = static_cast<ThreadBuffer*>(arg);
+  if (b->count.load(std::memory_order_relaxed) > 0 && !child_spool_ready()) return;
   if (!enter_flusher()) return;  // recording stopped: the exit path may read it; leave it mapped
   write_thread(b, false, true);
   if (b->slot < kMaxThreads) g_threads[b->slot].store(nullptr, std::memory_order_release);
@@ -393,20 +400,15 @@ void on_thread_exit(void* arg) {
   leave_flusher();
 }
 
-void write_all_strings() {
-  std::vector<format::StringEntry> entries;
-  entries.reserve(g_strings->size());
-  for (const auto& [text, id] : *g_strings) entries.push_back({id, text});
-  g_writer->append_strings(entries);
-}
-
 // fork(): the intern table's lock is held across it, so the child's copy is
 // consistent.
 void on_fork_prepare() { g_intern_mu.lock(); }
 void on_fork_parent() { g_intern_mu.unlock(); }
 
 // The child records into a spool of its own, starting empty: the parent's
-// buffers, other threads and open ops are not the child's.
+// buffers, other threads and open ops are not the child's. The spool is
+// created only when the child has something to write (child_spool_ready):
+// a fork that goes on to exec (subprocess) leaves no empty spool behind.
 void on_fork_child() {
   g_intern_mu.unlock();
   if (g_state.load(std::memory_order_relaxed) != kOn) return;
@@ -426,13 +428,28 @@ void on_fork_child() {
   }
   g_dropped.store(0, std::memory_order_relaxed);
   g_owner_pid = getpid();
+  g_child_pending.store(true, std::memory_order_release);
+}
+
+// In a forked child, before its first write: opens torch-CHILDPID.bin and
+// writes what the parent's spool had before any record (process, strings,
+// status). False when it cannot: recording stops.
+bool child_spool_ready() {
+  if (!g_child_pending.load(std::memory_order_acquire)) return true;
+  std::lock_guard<std::mutex> lock(g_intern_mu);
+  if (!g_child_pending.load(std::memory_order_relaxed)) return true;
+  g_child_pending.store(false, std::memory_order_release);
   if (!open_spool()) {
     g_state.store(kOff, std::memory_order_relaxed);
-    return;
+    return false;
   }
   format::append_own_process_info(*g_writer);
-  write_all_strings();
+  std::vector<format::StringEntry> entries;
+  entries.reserve(g_strings->size());
+  for (const auto& [text, id] : *g_strings) entries.push_back({id, text});
+  g_writer->append_strings(entries);
   if (g_status != 0) write_status(g_status, g_status_text);
+  return true;
 }
 
 // Opens the spool once per process. Returns whether it is open.
@@ -471,6 +488,7 @@ uint64_t fnv1a(const char* s) {
 // The id of `text` in this spool, and its interned copy (stable: a node
 // key); the strings chunk is written on first use, before any record names it.
 CachedName intern_slow(uint64_t hash, const char* text) {
+  child_spool_ready();
   std::lock_guard<std::mutex> lock(g_intern_mu);
   auto [it, added] = g_strings->emplace(text, g_next_string);
   if (added) {
@@ -511,7 +529,7 @@ uint32_t shapes_id(ThreadBuffer* b, const at::RecordFunction& fn) {
 void push_record(ThreadBuffer* b, const TorchOpRecord& rec) {
   uint32_t n = b->count.load(std::memory_order_relaxed);
   if (n == kCapacity) {
-    if (!enter_flusher()) return;
+    if (!child_spool_ready() || !enter_flusher()) return;
     write_ops(b->tid, b->ops, n);
     b->count.store(0, std::memory_order_relaxed);
     write_own_name(b);
@@ -745,7 +763,7 @@ STRATA_TORCH_API const char* strata_torch_last_error() { return g_error; }
 // A torch-status chunk. kRecording and kCannotHook are remembered so that a
 // forked child's spool carries the line too.
 STRATA_TORCH_API void strata_torch_note(int status, const char* text) {
-  if (text == nullptr || !ensure_open()) return;
+  if (text == nullptr || !ensure_open() || !child_spool_ready()) return;
   auto kind = static_cast<uint32_t>(status);
   if (kind == static_cast<uint32_t>(format::TorchStatus::kRecording) ||
       kind == static_cast<uint32_t>(format::TorchStatus::kCannotHook)) {
@@ -760,7 +778,7 @@ STRATA_TORCH_API void strata_torch_note(int status, const char* text) {
 // recording at the same moment may lose the op it was appending: callers
 // (the hook's worker finalizer) call it when the other threads are idle.
 STRATA_TORCH_API void strata_torch_flush() {
-  if (!enter_flusher()) return;
+  if (!child_spool_ready() || !enter_flusher()) return;
   ThreadBuffer* own = t_buffer;
   for (auto& slot : g_threads) {
     ThreadBuffer* b = slot.load(std::memory_order_acquire);

@@ -120,20 +120,37 @@ def check_train(args):
     exts = [o.ext for o in ops]
     check(all(exts) and len(set(exts)) == len(exts), "external ids must be non-zero and unique")
     # Same window, same names and counts as torch.profiler.
-    # INNER: the loop inside torch.profiler's window (what the profiler's own start and stop do is not the
-    # program's; the profiler counts INNER itself too).
+    # The my_step trees inside torch.profiler's window (INNER), after torch's dup-node rule, by tree.
     window = [o for o in ops if o.name == "INNER"]
     if not check(len(window) == 1, "one INNER scope expected, got %d" % len(window)):
         return
-    lo, hi, tid = window[0].start, window[0].end, window[0].tid
-    inside = [o for o in ops if lo <= o.start and o.end <= hi and (o.tid != tid or o.depth >= window[0].depth)]
-    merged, parent = remove_dup_nodes(inside)
+    lo, hi = window[0].start, window[0].end
+    inside = [o for o in ops if lo <= o.start and o.end <= hi]
+    merged_all, parent = remove_dup_nodes(inside)
+    kept = set(id(o) for o in merged_all)
+
+    def in_step(i):
+        while i is not None:
+            if inside[i].name == "my_step":
+                return True
+            i = parent.get(i)
+        return False
+
+    merged = [o for i, o in enumerate(inside) if id(o) in kept and in_step(i)]
     ours = collections.Counter(o.name for o in merged)
     prof = {}
     for line in open(counts_file):
         name, count = line.rstrip("\n").rsplit("\t", 1)
         prof[name] = int(count)
     diff = {k: (ours.get(k, 0), prof.get(k, 0)) for k in set(ours) | set(prof) if ours.get(k, 0) != prof.get(k, 0)}
+    # torch 1.13's events have whole-microsecond times: a zero-length aten::resolve_conj next to another
+    # one with the same microsecond range is nested under it by the profiler's tree building and then
+    # merged away by its dup-node rule. Seen as one call fewer on the profiler's side, now and then.
+    artifacts = {k: v for k, v in diff.items() if k in ("aten::resolve_conj", "aten::resolve_neg")
+                 and 0 < v[0] - v[1] <= 2}
+    if artifacts:
+        print("note: the profiler merged zero-length neighbours: %s" % artifacts)
+    diff = {k: v for k, v in diff.items() if k not in artifacts}
     check(not diff, "op counts differ from torch.profiler's (ours, profiler): %s" % diff)
     check(len(ours) >= 15, "too few op names in the window: %s" % sorted(ours))
     check_nesting(inside, parent)
@@ -249,14 +266,52 @@ def check_crash(args):
     check(len(open_ops) == 1 and open_ops[0].flags == 1, "open_at_crash must be written unfinished: %s" % open_ops)
 
 
+def check_cli(args):
+    """strata trace sets the hook's environment with torch in --trace only, and checks its two flags."""
+    probe = ("import os, json; print(json.dumps({k: os.environ.get(k) for k in ('STRATA_RUN_DIR', "
+             "'STRATA_TORCH_DIR', 'STRATA_TORCH_LIB', 'PYTHONPATH', 'STRATA_TORCH_SHAPES', 'STRATA_TORCH_STACK')}))")
+    import json
+    os.makedirs(args.work, exist_ok=True)
+
+    def trace(*flags):
+        out = os.path.join(args.work, "t.sqlite")
+        proc = subprocess.run([args.strata, "trace", "--stats", "false", "--force", "-o", out] + list(flags) +
+                              ["--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                              cwd=args.work, env=dict(os.environ, STRATA_TORCH_STACK="9", PYTHONPATH="/old"))
+        lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
+        return proc, json.loads(lines[-1]) if lines else {}
+
+    proc, env = trace("--record-shapes", "--with-stack")
+    check(proc.returncode == 0, "strata trace exited %d: %s" % (proc.returncode, proc.stderr))
+    check(env.get("STRATA_TORCH_DIR") and env.get("STRATA_TORCH_DIR") == env.get("STRATA_RUN_DIR"),
+          "STRATA_TORCH_DIR must be the run dir: %s" % env)
+    check(os.path.basename(env.get("STRATA_TORCH_LIB") or "") == "libstrata_torch.so", "STRATA_TORCH_LIB: %s" % env)
+    hook = (env.get("PYTHONPATH") or "").split(":")
+    check(len(hook) == 2 and os.path.isfile(os.path.join(hook[0], "sitecustomize.py")) and hook[1] == "/old",
+          "PYTHONPATH must be the hook's directory, then the old value: %s" % env.get("PYTHONPATH"))
+    check(env.get("STRATA_TORCH_SHAPES") == "1" and env.get("STRATA_TORCH_STACK") == "5",
+          "--record-shapes / --with-stack: %s" % env)
+    proc, env = trace("--with-stack=3")
+    check(env.get("STRATA_TORCH_STACK") == "3" and env.get("STRATA_TORCH_SHAPES") is None, "--with-stack=3: %s" % env)
+    proc, env = trace("--trace", "cuda,nvtx")
+    check(proc.returncode == 0 and env.get("STRATA_TORCH_DIR") is None and env.get("STRATA_TORCH_STACK") is None
+          and env.get("PYTHONPATH") == "/old", "without torch in --trace no hook may be set: %s" % env)
+    proc, _ = trace("--with-stack=99")
+    check(proc.returncode == 2 and "strata: --with-stack=99: use 1 to 64 Python frames" in proc.stderr,
+          "--with-stack=99: %d %s" % (proc.returncode, proc.stderr))
+    proc, _ = trace("--trace", "cuda", "--record-shapes")
+    check(proc.returncode == 2 and "need torch in --trace" in proc.stderr, "--record-shapes without torch: %s" % proc.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("check", choices=["train", "stack", "dataloader", "notorch", "version", "crash"])
+    parser.add_argument("check", choices=["train", "stack", "dataloader", "notorch", "version", "crash", "cli"])
     parser.add_argument("--dump", required=True)
     parser.add_argument("--lib", required=True)
     parser.add_argument("--hook", required=True)
     parser.add_argument("--work", required=True)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--strata", help="the strata executable (check cli)")
     args = parser.parse_args()
     try:
         import torch  # noqa: F401
