@@ -93,7 +93,7 @@ int run_trace(const TraceOptions& opt) {
     } else if (layer == "torch") {
       torch = true;
     } else {
-      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, torch, cpu)\n",
+      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu, torch)\n",
                    printable(layer).c_str());
       return kExitUsage;
     }
