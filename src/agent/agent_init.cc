@@ -142,6 +142,21 @@ void install_hooks(void (*exit_hook)(), void (*fork_hook)(), SignalHook signal_h
   }
 }
 
+// PyTorch ops: hands libstrata_torch.so, if the process loaded it already,
+// the external-correlation push and pop. When it loads later it calls
+// strata_agent_attach_torch itself: whichever comes second connects them.
+void attach_torch() {
+  if (!Tracer::instance().tracing() || !Tracer::instance().external_correlation()) return;
+  const char* path = std::getenv("STRATA_TORCH_LIB");
+  void* lib = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  if (lib == nullptr) return;
+  using Attach = void (*)(int (*)(uint64_t), int (*)());
+  if (auto attach = reinterpret_cast<Attach>(dlsym(lib, "strata_torch_attach_cuda"))) {
+    attach(&Tracer::push_external_id, &Tracer::pop_external_id);
+  }
+  dlclose(lib);  // the NOLOAD handle's reference; the library stays (-z nodelete)
+}
+
 void start_once() {
   Config config = parse_config(env_lookup);
   if (!config.has_run_dir) {
@@ -162,6 +177,7 @@ void start_once() {
   if (!tracer.start(config)) return;
   install_hooks(at_exit, at_fork_child, on_signal);
   g_traced.store(true, std::memory_order_release);
+  attach_torch();
 }
 
 }  // namespace
@@ -178,3 +194,8 @@ bool ensure_started(Origin origin) {
 }
 
 }  // namespace strata::agent
+
+// Called by libstrata_torch.so when it registers after the agent started.
+extern "C" __attribute__((visibility("default"))) void strata_agent_attach_torch() {
+  strata::agent::attach_torch();
+}

@@ -22,6 +22,7 @@
 #include "cli/cpu_sampling.h"
 #include "cli/gpu_report_print.h"
 #include "cli/new_trace.h"
+#include "cli/torch_hook.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/clock.h"
@@ -38,7 +39,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct TraceOptions {
-  std::string trace = "cuda,nvtx";
+  std::string trace = "cuda,nvtx,torch";
+  bool record_shapes = false;
+  int with_stack = 0;  // Python frames per PyTorch op; 0: none
   std::optional<std::string> output;
   bool force = false;
   std::string stats = "true";
@@ -79,7 +82,7 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
 }
 
 int run_trace(const TraceOptions& opt) {
-  bool cuda = false, nvtx = false, cpu = false;
+  bool cuda = false, nvtx = false, cpu = false, torch = false;
   for (const auto& layer : split_commas(opt.trace)) {
     if (layer == "cuda") {
       cuda = true;
@@ -87,8 +90,10 @@ int run_trace(const TraceOptions& opt) {
       nvtx = true;
     } else if (layer == "cpu") {
       cpu = true;
+    } else if (layer == "torch") {
+      torch = true;
     } else {
-      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu)\n",
+      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu, torch)\n",
                    printable(layer).c_str());
       return kExitUsage;
     }
@@ -100,6 +105,14 @@ int run_trace(const TraceOptions& opt) {
   }
   if (!cuda) {
     std::fprintf(stderr, "strata: --trace needs cuda (for the CPU layer alone use strata cpu)\n");
+    return kExitUsage;
+  }
+  if (opt.with_stack < 0 || opt.with_stack > 64) {
+    std::fprintf(stderr, "strata: --with-stack=%d: use 1 to 64 Python frames\n", opt.with_stack);
+    return kExitUsage;
+  }
+  if (!torch && (opt.record_shapes || opt.with_stack > 0)) {
+    std::fprintf(stderr, "strata: --record-shapes and --with-stack need torch in --trace\n");
     return kExitUsage;
   }
   std::optional<sampler::SamplerOptions> sampling;
@@ -143,6 +156,16 @@ int run_trace(const TraceOptions& opt) {
   unsetenv("STRATA_AGENT_MODE");  // an inherited "kernels" would turn tracing off
 
   if (cpu && !std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
+  // PyTorch ops: every Python process of the command runs the hook, which
+  // records only once the program imports torch (docs/torch-ops.md).
+  clear_torch_env();
+  if (torch) {
+    if (auto hook = find_torch_hook()) {
+      set_torch_env(*hook, *run_dir, TorchHookOptions{opt.record_shapes, opt.with_stack});
+    } else {
+      std::fprintf(stderr, "strata: PyTorch ops are not recorded: %s\n", hook.error().message.c_str());
+    }
+  }
 
   int error_status = kExitFailed;
   auto result = run_target(opt.command, sampling, opt.sampling.sampler, &error_status);
@@ -203,9 +226,14 @@ VerbRunner add_trace(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "trace", "CUDA/NVTX trace (nsys profile --stats): run a command with the GPU layers");
   sub->add_option("-t,--trace", opt->trace,
-                  "Layers to trace: cuda, nvtx, cpu (comma-separated; cpu samples the CPU "
-                  "into the same trace)")
+                  "Layers to trace: cuda, nvtx, torch, cpu (comma-separated; torch records "
+                  "the ops of Python programs that import torch; cpu samples the CPU into the "
+                  "same trace)")
       ->capture_default_str();
+  sub->add_flag("--record-shapes", opt->record_shapes,
+                "PyTorch ops: record input shapes (torch.profiler's record_shapes)");
+  sub->add_flag("--with-stack{5}", opt->with_stack,
+                "PyTorch ops: record the Python caller, N frames (--with-stack=N; default 5)");
   add_sampling_flags(sub, opt->sampling);
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-traceN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");

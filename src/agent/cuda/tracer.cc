@@ -15,6 +15,7 @@
 #include "agent/log.h"
 #include "agent/signal_chain.h"
 #include "common/clock.h"
+#include "format/cupti_record_sizes.h"
 #include "format/own_process.h"
 
 namespace strata::agent {
@@ -237,6 +238,17 @@ bool Tracer::enable_activities() {
                static_cast<int>(k.kind), result_string(rc));
     }
   }
+  // External correlation (PyTorch ops): only when the record walk can step
+  // over its records; an unknown kind would end the walk of every buffer.
+  if ((groups & kRecordKernel) != 0 &&
+      format::cupti_record_size(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != 0) {
+    CUptiResult rc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    if (rc != CUPTI_SUCCESS) {
+      log_line("cuptiActivityEnable(external correlation) failed: %s; PyTorch ops are not linked "
+               "to their kernels", result_string(rc));
+    }
+    external_correlation_.store(rc == CUPTI_SUCCESS, std::memory_order_release);
+  }
   if (!config_.all_apis) {
     for (CUpti_CallbackId cbid : kNoisyRuntimeApis) cuptiActivityEnableRuntimeApi(cbid, 0);
     for (CUpti_CallbackId cbid : kNoisyDriverApis) cuptiActivityEnableDriverApi(cbid, 0);
@@ -247,6 +259,24 @@ bool Tracer::enable_activities() {
 void Tracer::disable_activities() {
   for (const KindInGroup& k : kRequiredKinds) cuptiActivityDisable(k.kind);
   for (const KindInGroup& k : kOptionalKinds) cuptiActivityDisable(k.kind);
+  if (external_correlation_.exchange(false)) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+}
+
+int Tracer::push_external_id(uint64_t id) {
+  Tracer* self = g_tracer.load(std::memory_order_acquire);
+  if (self == nullptr || !self->tracing() || !self->external_correlation()) return 1;
+  return cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id) == CUPTI_SUCCESS
+             ? 0
+             : 1;
+}
+
+int Tracer::pop_external_id() {
+  Tracer* self = g_tracer.load(std::memory_order_acquire);
+  if (self == nullptr || !self->tracing() || !self->external_correlation()) return 1;
+  uint64_t last = 0;
+  return cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last) == CUPTI_SUCCESS
+             ? 0
+             : 1;
 }
 
 void Tracer::buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {

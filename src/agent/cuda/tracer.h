@@ -57,6 +57,16 @@ class Tracer {
   // SignalChain hook (async-signal-safe).
   void on_signal(int sig, bool terminating);
 
+  // PyTorch ops (libstrata_torch.so, docs/torch-ops.md): each op pushes its
+  // id as CUPTI's external correlation id (CUSTOM0) while it runs, so the
+  // CUpti_ActivityExternalCorrelation records in this process's buffers link
+  // it to the API calls, and through them the kernels, it made. Enabled only
+  // where the record walk knows the record's size.
+  bool external_correlation() const { return external_correlation_.load(std::memory_order_acquire); }
+  // 0 when pushed/popped; the wrappers do nothing (non-zero) unless tracing.
+  static int push_external_id(uint64_t id);
+  static int pop_external_id();
+
  private:
   enum State : int { kIdle, kTracing, kStopped };
   struct Completed {
@@ -89,6 +99,7 @@ class Tracer {
 
   std::atomic<int> state_{kIdle};
   std::atomic<bool> in_child_{false};
+  std::atomic<bool> external_correlation_{false};
   Config config_;
   pid_t owner_pid_ = 0;
   uint32_t cupti_version_ = 0;
