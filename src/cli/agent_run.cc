@@ -106,6 +106,7 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
       written = torch_or.error();
     }
   }
+  run.torch_ops = torch.ops;
   if (written && before_commit) written = before_commit();
   if (written) written = trace.writer.commit();
   written = with_trace_named(trace, std::move(written));

@@ -56,6 +56,7 @@ Result<TargetExit> run_forwarding_signals(const std::vector<std::string>& comman
 struct IngestedRun {
   std::vector<std::string> spools;  // empty: the agent wrote nothing
   import::IngestStats stats;
+  uint64_t torch_ops = 0;  // PyTorch ops recorded (libstrata_torch's spools)
 };
 
 // After the target ended: records how in `trace.info`, writes the run row,

@@ -1,12 +1,15 @@
 #include "cli/gpu_report_print.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "analysis/torch_op_table.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/gpu_reports.h"
 #include "report/registry.h"
 #include "store/gpu_tables.h"
+#include "store/torch_op_rows.h"
 
 namespace strata::cli {
 
@@ -47,6 +50,45 @@ int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::s
   if (int status = load_gpu_reports(reader, names, input); status != kExitOk) return status;
   print_gpu_reports(reader, input, format);
   return kExitOk;
+}
+
+std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
+                                                 const std::string& file, const TorchOpFlags& flags,
+                                                 report::Format format, int* status) {
+  *status = kExitOk;
+  analysis::TorchOpTableOptions options;
+  if (!flags.sort.empty()) {
+    auto sort = analysis::parse_torch_sort(flags.sort);
+    if (!sort) {
+      *status = print_usage_error(sort.error().message);
+      return std::nullopt;
+    }
+    options.sort = *sort;
+  }
+  options.limit = flags.limit ? static_cast<size_t>(std::max<int64_t>(*flags.limit, 0)) : 100;
+  options.group_by_shape = flags.group_by_shape;
+  options.group_by_stack = flags.group_by_stack;
+  auto rows = store::load_torch_op_rows(reader);
+  if (!rows) {
+    *status = print_usage_error(rows.error().message);
+    return std::nullopt;
+  }
+  auto table = analysis::torch_op_table(*rows, options);
+  if (!table) {
+    *status = print_usage_error(printable(file) + ": " + table.error().message);
+    return std::nullopt;
+  }
+  report::GpuReportOptions ro;
+  ro.format = format;
+  return report::torch_op_sum_report(*table, ro);
+}
+
+void print_torch_op_report(const report::GpuReport& table, report::Format format) {
+  std::fputs(report::render_gpu_report(table, format).c_str(), stdout);
+  if (format != report::Format::kTable) {
+    for (const auto& note : table.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace strata::cli

@@ -3,6 +3,8 @@
 // names, and the default set, are report/registry.h's.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,21 @@ int load_gpu_reports(const store::TraceReader& reader, const std::vector<std::st
                      GpuReportInput& out);
 void print_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
                        report::Format format);
+
+// op_sum of a trace with PyTorch ops is torch.profiler's table, built from
+// strata_torch_ops rather than the GPU tables' NVTX ranges (strata report and
+// strata trace's --stats both print it this way).
+struct TorchOpFlags {
+  std::string sort;          // torch's names or their aliases; empty: torch's default
+  std::optional<int64_t> limit;  // rows kept; torch's table keeps 100 when not given
+  bool group_by_shape = false;
+  int group_by_stack = 0;
+};
+// nullopt with *status set (2, one line printed) when the flags or the file are wrong.
+std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
+                                                 const std::string& file, const TorchOpFlags& flags,
+                                                 report::Format format, int* status);
+// Prints it (its notes on stderr outside table format).
+void print_torch_op_report(const report::GpuReport& table, report::Format format);
 
 }  // namespace strata::cli

@@ -44,37 +44,15 @@ struct ReportOptions {
   int group_by_stack = 0;
 };
 
-// op_sum of a trace with PyTorch ops: torch.profiler's table. nullopt with
-// *status set when the flags or the file are wrong (exit 2).
-std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
-                                                 const ReportOptions& opt, report::Format format,
-                                                 int* status) {
-  *status = kExitOk;
-  analysis::TorchOpTableOptions options;
-  if (opt.cpu.sort != "tottime") {  // tottime: the flag's default, not a choice
-    auto sort = analysis::parse_torch_sort(opt.cpu.sort);
-    if (!sort) {
-      *status = print_usage_error(sort.error().message);
-      return std::nullopt;
-    }
-    options.sort = *sort;
-  }
-  options.limit = opt.limit_given ? static_cast<size_t>(std::max<int64_t>(opt.cpu.limit, 0)) : 100;
-  options.group_by_shape = opt.group_by_shape;
-  options.group_by_stack = opt.group_by_stack;
-  auto rows = store::load_torch_op_rows(reader);
-  if (!rows) {
-    *status = print_usage_error(rows.error().message);
-    return std::nullopt;
-  }
-  auto table = analysis::torch_op_table(*rows, options);
-  if (!table) {
-    *status = print_usage_error(printable(opt.file) + ": " + table.error().message);
-    return std::nullopt;
-  }
-  report::GpuReportOptions ro;
-  ro.format = format;
-  return report::torch_op_sum_report(*table, ro);
+// The op_sum flags as torch_op_report takes them. --sort's default
+// (tottime) is the CPU table's, not a choice of torch's order.
+TorchOpFlags torch_flags(const ReportOptions& opt) {
+  TorchOpFlags flags;
+  if (opt.cpu.sort != "tottime") flags.sort = opt.cpu.sort;
+  if (opt.limit_given) flags.limit = opt.cpu.limit;
+  flags.group_by_shape = opt.group_by_shape;
+  flags.group_by_stack = opt.group_by_stack;
+  return flags;
 }
 
 // Everything is read before anything is printed: a damaged file gives one
@@ -88,9 +66,11 @@ int run_report(const ReportOptions& given) {
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
   // op_sum of a trace with PyTorch ops is torch.profiler's table, built from
-  // strata_torch_ops rather than the GPU tables' NVTX ranges.
+  // strata_torch_ops rather than the GPU tables' NVTX ranges; it is one of
+  // the default reports too, so a trace of a PyTorch program without CUDA
+  // (CPU-only torch) still prints it.
   std::optional<report::GpuReport> torch_table;
-  const bool op_sum =
+  const bool op_sum = given.reports.empty() ||
       std::find(opt.reports.begin(), opt.reports.end(), "op_sum") != opt.reports.end();
   if (op_sum || opt.group_by_shape || opt.group_by_stack > 0) {
     auto present = store::torch_ops_present(*reader);
@@ -102,7 +82,7 @@ int run_report(const ReportOptions& given) {
     }
     if (*present && op_sum) {
       int status = kExitOk;
-      torch_table = torch_op_report(*reader, opt, *format, &status);
+      torch_table = torch_op_report(*reader, opt.file, torch_flags(opt), *format, &status);
       if (!torch_table) return status;
       std::erase(opt.reports, std::string("op_sum"));
     }
@@ -129,21 +109,20 @@ int run_report(const ReportOptions& given) {
   // Asked-for reports are the whole answer; kernel sections alone are too
   // unless the trace also holds a CUDA timeline.
   const bool print_gpu = !opt.reports.empty() || (given.reports.empty() && cuda);
-  if (torch_table && !print_gpu && !kernels) {
-    std::fputs(report::render_gpu_report(*torch_table, *format).c_str(), stdout);
-    if (*format != report::Format::kTable) {
-      for (const auto& note : torch_table->notes)
-        std::fprintf(stderr, "strata: %s\n", note.c_str());
-    }
-    std::fflush(stdout);
+  if (torch_table && !given.reports.empty() && !print_gpu && !kernels) {
+    print_torch_op_report(*torch_table, *format);
     return kExitOk;
   }
   const bool print_rest = given.reports.empty() && !(profiles && !cuda);
 
   GpuReportInput gpu;
   if (print_gpu) {
-    int status = load_gpu_reports(
-        *reader, opt.reports.empty() ? report::default_gpu_reports() : opt.reports, gpu);
+    std::vector<std::string> names = opt.reports;
+    if (names.empty()) {
+      names = report::default_gpu_reports();
+      if (torch_table) std::erase(names, std::string("op_sum"));  // printed as torch's table
+    }
+    int status = load_gpu_reports(*reader, names, gpu);
     if (status != kExitOk) return status;
   }
   std::vector<store::BenchRun> runs;
@@ -167,15 +146,10 @@ int run_report(const ReportOptions& given) {
   if (print_gpu) print_gpu_reports(*reader, gpu, *format);
   if (torch_table) {
     if (print_gpu || print_kernels) std::fputs("\n", stdout);
-    std::fputs(report::render_gpu_report(*torch_table, *format).c_str(), stdout);
-    if (*format != report::Format::kTable) {
-      for (const auto& note : torch_table->notes)
-        std::fprintf(stderr, "strata: %s\n", note.c_str());
-    }
-    std::fflush(stdout);
+    print_torch_op_report(*torch_table, *format);
   }
   if (!print_rest) return kExitOk;
-  bool printed = false;
+  bool printed = torch_table.has_value();
   if (!runs.empty()) {
     auto bench = analysis::summarize_recorded_bench(runs);
     std::fputs(

@@ -81,6 +81,34 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
   return run;
 }
 
+// nsys's default reports when the trace has CUDA data, with op_sum as
+// torch.profiler's table when it has PyTorch ops (alone for CPU-only torch).
+int print_trace_reports(const std::string& path, bool torch_ops, report::Format format) {
+  auto reader = store::TraceReader::open(path);
+  auto present = reader ? store::cuda_data_present(*reader) : Result<bool>(reader.error());
+  if (!present) {
+    std::fprintf(stderr, "strata: %s\n", printable(present.error().message).c_str());
+    return kExitFailed;
+  }
+  std::optional<report::GpuReport> torch_table;
+  if (torch_ops) {
+    int status = kExitOk;
+    torch_table = torch_op_report(*reader, path, TorchOpFlags{}, format, &status);
+    if (!torch_table) return kExitFailed;
+  }
+  int status = kExitOk;
+  if (*present) {
+    std::vector<std::string> names = report::default_gpu_reports();
+    if (torch_table) std::erase(names, std::string("op_sum"));
+    status = print_gpu_reports(*reader, names, format);
+  }
+  if (torch_table && status == kExitOk) {
+    if (*present) std::fputs("\n", stdout);
+    print_torch_op_report(*torch_table, format);
+  }
+  return status;
+}
+
 int run_trace(const TraceOptions& opt) {
   bool cuda = false, nvtx = false, cpu = false, torch = false;
   for (const auto& layer : split_commas(opt.trace)) {
@@ -182,7 +210,9 @@ int run_trace(const TraceOptions& opt) {
   });
   if (!ingested) return kExitFailed;
   const std::vector<std::string>& spools = ingested->spools;
-  if (spools.empty()) {
+  if (spools.empty() && ingested->torch_ops > 0) {
+    std::fprintf(stderr, "strata: no CUDA activity was recorded (the PyTorch program made no CUDA call)\n");
+  } else if (spools.empty()) {
     std::fprintf(stderr,
                  "strata: no CUDA activity was recorded (the program made no CUDA call, or its "
                  "CUDA runtime is linked statically without injection support)\n");
@@ -197,15 +227,8 @@ int run_trace(const TraceOptions& opt) {
   std::fprintf(stderr, "strata: trace written to %s\n", printable(trace->path()).c_str());
 
   int report_status = kExitOk;
-  if (stats && !spools.empty()) {
-    auto reader = store::TraceReader::open(trace->path());
-    auto present = reader ? store::cuda_data_present(*reader) : Result<bool>(reader.error());
-    if (!present) {
-      std::fprintf(stderr, "strata: %s\n", printable(present.error().message).c_str());
-      report_status = kExitFailed;
-    } else if (*present) {
-      report_status = print_gpu_reports(*reader, report::default_gpu_reports(), *format);
-    }
+  if (stats && (!spools.empty() || ingested->torch_ops > 0)) {
+    report_status = print_trace_reports(trace->path(), ingested->torch_ops > 0, *format);
   }
   if (stats && result->cpu && report_status == kExitOk) {
     // The CPU layer's top functions (all of it: strata report FILE).

@@ -100,7 +100,7 @@ TEST(AgentLoad, ForkWithoutExecDoesNotHang) {
   EXPECT_NE(result.out.find("child status=0\n"), std::string::npos) << result.out;
 }
 
-TEST(AgentLoad, ExportsOnlyTheInjectionEntryPoints) {
+TEST(AgentLoad, ExportsOnlyTheInjectionEntryPointsAndTheTorchAttach) {
   auto result = run_command({"/usr/bin/nm", "-D", "--defined-only", AGENT_LIB});
   if (result.exit_code != 0) GTEST_SKIP() << "no nm";
   std::vector<std::string> symbols;
@@ -112,7 +112,8 @@ TEST(AgentLoad, ExportsOnlyTheInjectionEntryPoints) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  EXPECT_EQ(symbols, (std::vector<std::string>{"InitializeInjection", "InitializeInjectionNvtx2"}))
+  EXPECT_EQ(symbols, (std::vector<std::string>{"InitializeInjection", "InitializeInjectionNvtx2",
+                                               "strata_agent_attach_torch"}))
       << result.out;
 }
 
