@@ -65,8 +65,10 @@ def strata_rows(path):
     """op_sum JSON -> {(name, side): row}; side 'cpu' for ops and calls, 'cuda' for device rows."""
     out = {}
     for r in json.load(open(path)):
-        side = r.get("Device", "CPU").lower()
-        out[(r["Name"], "cuda" if side == "cuda" else "cpu")] = {
+        # torch's columns have no device: a row without CPU time but with
+        # CUDA time is a device row (kernel, copy) or a GPU user annotation.
+        side = "cuda" if float(r["CPU total"]) == 0 and float(r["Self CUDA"]) > 0 else "cpu"
+        out[(r["Name"], side)] = {
             "count": int(r["# of Calls"]), "self_cuda_us": float(r["Self CUDA"]),
             "self_cpu_us": float(r["Self CPU"])}
     return out

@@ -154,21 +154,24 @@ Result<TorchOpRows> load_torch_op_rows(const TraceReader& reader) {
         out.correlations.push_back(
             {s.column_int(0), s.column_int(1), s.column_int(2), s.column_int(3)});
       }));
-  // Runtime calls only: torch's table lists cudaLaunchKernel & co., not the
-  // driver calls under them.
+  // Runtime calls, and of the driver calls only kernel launches: what
+  // Kineto records (torch 2.11's table on the H200 lists cuLaunchKernel for
+  // the kernels cuBLASLt launches through the driver, and no other cu* call).
   STRATA_TRY(read_table(
       reader, "CUPTI_ACTIVITY_KIND_RUNTIME",
-      "SELECT start, end, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-      "WHERE coalesce(eventClass, 0) = 0",
+      "SELECT start, end, globalTid, correlationId, nameId, coalesce(eventClass, 0) "
+      "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
       [&](const sql::Statement& s) {
         TorchApiCall call{s.column_int(0), s.column_int(1), s.column_int(2), s.column_int(3), ""};
         call.name = text(s.column_int(4));
-        // Kineto drops the "_v7000"-style version suffix as nsys does.
+        // CUPTI's "_v7000"-style version suffixes go, as Kineto drops them;
+        // short ones are part of the name (torch shows cudaGetDeviceProperties_v2).
         if (auto v = call.name.rfind("_v");
-            v != std::string::npos && v + 2 < call.name.size() &&
+            v != std::string::npos && call.name.size() - v >= 6 &&
             call.name.find_first_not_of("0123456789", v + 2) == std::string::npos) {
           call.name.resize(v);
         }
+        if (s.column_int(5) != 0 && call.name.rfind("cuLaunch", 0) != 0) return;
         out.runtime.push_back(std::move(call));
       }));
   STRATA_TRY(read_table(reader, "CUPTI_ACTIVITY_KIND_KERNEL",

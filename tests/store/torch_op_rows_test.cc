@@ -27,8 +27,10 @@ TEST(TorchOpRows, WrittenRowsAndTheirCudaRowsReadBack) {
     auto shapes = w->intern("[[2, 2], [2, 2]]");
     auto launch = w->intern("cudaLaunchKernel_v7000");
     auto driver = w->intern("cuLaunchKernel");
+    auto other_driver = w->intern("cuMemAlloc_v2");
+    auto props = w->intern("cudaGetDeviceProperties_v2");
     auto gemm = w->intern("void gemm<float>()");
-    ASSERT_TRUE(mm && shapes && launch && driver && gemm);
+    ASSERT_TRUE(mm && shapes && launch && driver && other_driver && props && gemm);
     TorchOpRow op;
     op.start = 10;
     op.end = 90;
@@ -46,7 +48,8 @@ TEST(TorchOpRows, WrittenRowsAndTheirCudaRowsReadBack) {
          "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
          "correlationId, nameId, returnValue) VALUES (20, 30, 0, 7, 55, " +
              std::to_string(*launch) + ", 0), (21, 29, 1, 7, 56, " + std::to_string(*driver) +
-             ", 0)");
+             ", 0), (31, 32, 1, 7, 59, " + std::to_string(*other_driver) +
+             ", 0), (33, 34, 0, 7, 60, " + std::to_string(*props) + ", 0)");
     exec(db,
          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
          "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, "
@@ -80,8 +83,12 @@ TEST(TorchOpRows, WrittenRowsAndTheirCudaRowsReadBack) {
   EXPECT_EQ(rows->statuses[0].text, "recorded");
   ASSERT_EQ(rows->correlations.size(), 1u);
   EXPECT_EQ(rows->correlations[0].correlation_id, 55);
-  ASSERT_EQ(rows->runtime.size(), 1u);  // the driver call is not a torch row
+  // As Kineto on torch 2.11: runtime calls with long version suffixes
+  // dropped, short ones kept; of the driver calls only kernel launches.
+  ASSERT_EQ(rows->runtime.size(), 3u);
   EXPECT_EQ(rows->runtime[0].name, "cudaLaunchKernel");
+  EXPECT_EQ(rows->runtime[1].name, "cuLaunchKernel");
+  EXPECT_EQ(rows->runtime[2].name, "cudaGetDeviceProperties_v2");
   ASSERT_EQ(rows->device.size(), 3u);
   EXPECT_EQ(rows->device[0].name, "void gemm<float>()");
   EXPECT_EQ(rows->device[1].name, "Memcpy HtoD (Pageable -> Device)");
