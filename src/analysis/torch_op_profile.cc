@@ -1,9 +1,12 @@
 #include "analysis/torch_op_profile.h"
 
 #include <algorithm>
+#include <string>
 #include <cstdint>
 #include <map>
 #include <utility>
+
+#include "format/torch_payloads.h"
 
 namespace strata::analysis {
 
@@ -50,6 +53,17 @@ Profile op_tree_profile(const std::vector<OpSpan>& ops) {
   }
   profile.wall_ns = any ? last - first : 0;
   return profile;
+}
+
+std::string torch_scope_name(int64_t scope) {
+  if (scope >= 0 && scope < format::kTorchScopeCount) {
+    return format::wire_name(format::kTorchScopeNames, static_cast<uint32_t>(scope));
+  }
+  return "scope " + std::to_string(scope);
+}
+
+bool torch_op_unfinished(int64_t flags) {
+  return (flags & format::kTorchOpUnfinished) != 0;
 }
 
 }  // namespace strata::analysis

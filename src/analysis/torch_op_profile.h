@@ -28,4 +28,13 @@ struct OpSpan {
 // balance.
 Profile op_tree_profile(const std::vector<OpSpan>& ops);
 
+// The wire facts of an op row (store::TorchOp) that views need, so that they
+// need not read src/format: torch's name of a RecordScope ("function",
+// "backward_function", "user_scope", ...; "scope N" for one this build does
+// not know), whether the op was still open when written, and the external
+// correlation kind libstrata_torch pushes (CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0).
+std::string torch_scope_name(int64_t scope);
+bool torch_op_unfinished(int64_t flags);
+inline constexpr int64_t kTorchExternalKind = 3;
+
 }  // namespace strata::analysis

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/torch_op_profile.h"
 #include "common/global_id.h"
 
 namespace strata::analysis {
@@ -13,7 +14,7 @@ namespace {
 
 constexpr int64_t kBackwardScope = 1;    // at::RecordScope::BACKWARD_FUNCTION
 constexpr int64_t kUserScope = 7;        // at::RecordScope::USER_SCOPE (record_function)
-constexpr int64_t kExternalCustom0 = 3;  // CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0
+constexpr int64_t kExternalCustom0 = kTorchExternalKind;
 
 // One FunctionEvent of torch's list.
 struct Event {

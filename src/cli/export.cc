@@ -6,16 +6,20 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "analysis/cpu_profile_rows_convert.h"
+#include "analysis/torch_op_profile.h"
 #include "cli/verbs.h"
 #include "common/atomic_file.h"
 #include "common/build_info.h"
+#include "common/global_id.h"
 #include "common/strings.h"
 #include "export/gpu_timeline.h"
 #include "export/registry.h"
 #include "store/cpu_profile_rows.h"
 #include "store/gpu_tables.h"
+#include "store/torch_op_rows.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -64,10 +68,17 @@ int export_timeline(const ExportOptions& opt, std::optional<AtomicFile>& file,
   auto tables = store::load_gpu_tables(reader.handle(), opt.file, load);
   if (!tables) return print_usage_error(tables.error().message);
   exporter::GpuTimeline timeline = exporter::gpu_timeline(*tables);
+  auto torch = store::torch_ops_present(reader);
+  if (!torch) return print_usage_error(torch.error().message);
+  if (*torch) {
+    auto rows = store::load_torch_op_rows(reader);
+    if (!rows) return print_usage_error(rows.error().message);
+    exporter::add_torch_ops(timeline, *rows);
+  }
   if (timeline.empty()) {
     std::fprintf(stderr,
-                 "strata: %s: no CUDA or NVTX trace data to export (record a GPU timeline with "
-                 "strata trace)\n",
+                 "strata: %s: no CUDA, NVTX or PyTorch trace data to export (record a GPU "
+                 "timeline with strata trace)\n",
                  printable(opt.file).c_str());
     return kExitUsage;
   }
@@ -79,12 +90,30 @@ int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file
                        const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
   if (!rows) return print_usage_error(rows.error().message);
-  if (!rows->has_value()) {
-    std::fprintf(stderr, "strata: %s: no CPU profile to export (record one with strata cpu)\n",
+  if (rows->has_value()) return finish(file, entry.from_profile(analysis::from_rows(**rows), context));
+  // No CPU profile: a trace of a PyTorch program exports its op tree, each
+  // thread's ops as nested calls (speedscope's evented view, flame graphs).
+  auto torch = store::torch_ops_present(reader);
+  if (!torch) return print_usage_error(torch.error().message);
+  if (!*torch) {
+    std::fprintf(stderr,
+                 "strata: %s: no CPU profile or PyTorch ops to export (record one with strata "
+                 "cpu or strata trace)\n",
                  printable(opt.file).c_str());
     return kExitUsage;
   }
-  return finish(file, entry.from_profile(analysis::from_rows(**rows), context));
+  auto ops = store::load_torch_op_rows(reader);
+  if (!ops) return print_usage_error(ops.error().message);
+  std::vector<analysis::OpSpan> spans;
+  spans.reserve(ops->ops.size());
+  for (const auto& op : ops->ops) {
+    spans.push_back({static_cast<int32_t>(global_id::pid_of(op.global_tid)),
+                     static_cast<int32_t>(global_id::tid_of(op.global_tid)), op.start, op.end,
+                     op.name});
+  }
+  std::fprintf(stderr, "strata: %s has no CPU profile: exporting its PyTorch op tree\n",
+               printable(opt.file).c_str());
+  return finish(file, entry.from_profile(analysis::op_tree_profile(spans), context));
 }
 
 int run_export(const ExportOptions& opt) {

@@ -1,11 +1,13 @@
 #include "export/gpu_timeline.h"
 
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
 
 #include "analysis/gpu_summary.h"
+#include "analysis/torch_op_profile.h"
 #include "common/global_id.h"
 
 namespace strata::exporter {
@@ -139,6 +141,27 @@ GpuTimeline gpu_timeline(const GpuTables& tables) {
   }
   out.process_names.insert(tables.process_names.begin(), tables.process_names.end());
   return out;
+}
+
+void add_torch_ops(GpuTimeline& timeline, const store::TorchOpRows& rows) {
+  timeline.torch_ops.reserve(timeline.torch_ops.size() + rows.ops.size());
+  for (const auto& op : rows.ops) {
+    TimelineTorchOp t;
+    t.start = op.start;
+    t.end = op.end;
+    t.global_tid = op.global_tid;
+    t.external_id = op.external_id;
+    t.seq = op.seq;
+    t.unfinished = analysis::torch_op_unfinished(op.flags);
+    t.name = op.name;
+    t.scope = analysis::torch_scope_name(op.scope);
+    if (op.shapes) t.shapes = *op.shapes;
+    timeline.torch_ops.push_back(std::move(t));
+  }
+  for (const auto& c : rows.correlations) {
+    if (c.external_kind != analysis::kTorchExternalKind) continue;  // another library's ids
+    timeline.external_links.push_back({c.global_pid, c.correlation_id, c.external_id});
+  }
 }
 
 }  // namespace strata::exporter

@@ -5,6 +5,7 @@
 
 #include "export/chrome_trace.h"
 #include "store/gpu_tables.h"
+#include "store/torch_op_rows.h"
 
 namespace strata::exporter {
 
@@ -18,5 +19,11 @@ namespace strata::exporter {
 // range never closed lasts until the table's last timestamp. Columns the
 // load left empty read as 0.
 GpuTimeline gpu_timeline(const store::GpuTables& tables);
+
+// Adds a trace's PyTorch ops (store/torch_op_rows.h) and CUPTI's external
+// correlation records, so the Chrome export draws the ops on their threads
+// with arrows to the kernels they launched. Scopes by torch's names
+// ("function", "backward_function", "user_scope", ...).
+void add_torch_ops(GpuTimeline& timeline, const store::TorchOpRows& rows);
 
 }  // namespace strata::exporter

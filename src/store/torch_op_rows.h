@@ -88,7 +88,7 @@ struct TorchOp {
 // Everything the op table reads, names resolved.
 struct TorchOpRows {
   std::vector<TorchOp> ops;
-  std::vector<TorchApiCall> runtime;  // CUDA runtime calls (eventClass 0) only
+  std::vector<TorchApiCall> runtime;  // CUDA runtime calls, and the driver's kernel launches
   std::vector<TorchDeviceActivity> device;
   std::vector<ExternalCorrelationRow> correlations;
   std::vector<TorchStatusRow> statuses;

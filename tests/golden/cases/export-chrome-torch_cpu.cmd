@@ -1,0 +1,1 @@
+$STRATA export trace-torch_train-cpu/trace.sqlite --format chrome -o -

@@ -1,0 +1,1 @@
+$STRATA report trace-torch_train-cpu/trace.sqlite --report op_sum --format table
