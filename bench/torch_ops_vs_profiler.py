@@ -87,7 +87,9 @@ failures = []
 for name, prog in programs.items():
     trace = f"{outdir}/{name}.sqlite"
     run([strata, "trace", "--stats", "false", "--force", "-o", trace, "--", python] + prog)
-    run([strata, "report", trace, "--report", "op_sum", "--format", "json"], f"{outdir}/{name}.strata.json")
+    # --limit 0: every row (the table keeps 100 by default, as torch's does).
+    run([strata, "report", trace, "--report", "op_sum", "--format", "json", "--limit", "0"],
+        f"{outdir}/{name}.strata.json")
     run([python, f"{here}/torch_profile_run.py", "--cuda", "--json", f"{outdir}/{name}.torch.json",
          "--"] + prog)
     ours, theirs = strata_rows(f"{outdir}/{name}.strata.json"), torch_rows(f"{outdir}/{name}.torch.json")
