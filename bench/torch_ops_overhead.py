@@ -13,8 +13,12 @@ ops' cost from CUDA tracing's.
 
 Goal (issue 18): strata's added time <= torch.profiler's and <= nsys's, on both.
 
-usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE]
-Prints a table last; per-run figures go to OUTDIR/torch_ops_overhead.json.
+usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE] [WORKLOAD]
+WORKLOAD (small_ops or train; default both) lets one device call of at most 10
+minutes hold one workload: on the H200 a round of five tools takes about a
+minute (nsys alone about half of it). Prints a table last; per-run figures go
+to OUTDIR/torch_ops_overhead-WORKLOAD.json, rewritten after every round so that
+a call cut short keeps the rounds it finished.
 """
 import json
 import os
@@ -27,6 +31,7 @@ import time
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
 device = sys.argv[4] if len(sys.argv) > 4 else "cuda"
+only = sys.argv[5] if len(sys.argv) > 5 else None
 os.makedirs(outdir, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)
@@ -72,7 +77,17 @@ def run(argv, extra_env):
     return float(m[-1]), wall
 
 
+if only:
+    programs = {only: programs[only]}
 results = {}
+
+
+def save():
+    for wname, res in results.items():
+        with open(f"{outdir}/torch_ops_overhead-{wname}.json", "w") as f:
+            json.dump({"rounds": rounds, "device": device, "results": res}, f, indent=1)
+
+
 for wname, prog in programs.items():
     cfg = configs(wname, prog)
     names = list(cfg)
@@ -80,16 +95,15 @@ for wname, prog in programs.items():
         run(*cfg[name])
     data = {name: [] for name in names}
     walls = {name: [] for name in names}
+    results[wname] = {"elapsed_ms": data, "command_wall_s": walls}
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             ms, wall = run(*cfg[name])
             data[name].append(ms)
             walls[name].append(wall)
-    results[wname] = {"elapsed_ms": data, "command_wall_s": walls}
-
-with open(f"{outdir}/torch_ops_overhead.json", "w") as f:
-    json.dump({"rounds": rounds, "device": device, "results": results}, f, indent=1)
+        save()
+        print(f"{wname}: round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
 
 
 def added(data, name):
