@@ -12,22 +12,18 @@ Result<InstrumentEvents> decode_instrument_events(std::span<const std::byte> pay
       (payload.size() - kInstrumentEventsPrefix) % kInstrumentWordSize != 0) {
     return malformed_chunk("instrument-events", bytes_text(payload.size()) + " is not 40 + 8n");
   }
-  namespace off = instrument_events_offset;
-  const std::byte* p = payload.data();
   InstrumentEvents out;
-  const uint32_t clock = load_le32(p + off::kClock);
-  if (clock != static_cast<uint32_t>(InstrumentClock::kMonotonic) &&
-      clock != static_cast<uint32_t>(InstrumentClock::kTsc)) {
-    return malformed_chunk("instrument-events", "unknown clock " + std::to_string(clock));
-  }
-  out.tid = load_le32(p + off::kTid);
-  out.clock = static_cast<InstrumentClock>(clock);
-  out.ref_ns = static_cast<int64_t>(load_le64(p + off::kRefNs));
-  out.ref_ticks = load_le64(p + off::kRefTicks);
-  out.now_ns = static_cast<int64_t>(load_le64(p + off::kNowNs));
-  out.now_ticks = load_le64(p + off::kNowTicks);
+  STRATA_TRY(decode_stamp_prefix("instrument-events", payload, out));
   out.words = payload.subspan(kInstrumentEventsPrefix);
   return out;
+}
+
+Status check_stamp_clock(const char* kind, uint32_t clock) {
+  if (clock != static_cast<uint32_t>(InstrumentClock::kMonotonic) &&
+      clock != static_cast<uint32_t>(InstrumentClock::kTsc)) {
+    return malformed_chunk(kind, "unknown clock " + std::to_string(clock));
+  }
+  return Ok{};
 }
 
 }  // namespace strata::format

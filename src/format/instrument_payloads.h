@@ -25,6 +25,7 @@
 #include <span>
 
 #include "common/result.h"
+#include "format/byte_order.h"
 #include "format/spool_format.h"
 #include "format/wire_names.h"
 
@@ -71,6 +72,28 @@ struct InstrumentEvents {
 
 // Strict: the words must be whole and the clock one this build knows.
 Result<InstrumentEvents> decode_instrument_events(std::span<const std::byte> payload);
+
+// The 40-byte prefix instrument-events shares with torch-ops (tid, clock and
+// the two clock pairs), decoded into `out`'s fields of the same names. The
+// caller has checked the payload holds it; `kind` names the chunk in the error.
+template <class Stamped>
+Status decode_stamp_prefix(const char* kind, std::span<const std::byte> payload, Stamped& out);
+Status check_stamp_clock(const char* kind, uint32_t clock);
+
+template <class Stamped>
+Status decode_stamp_prefix(const char* kind, std::span<const std::byte> payload, Stamped& out) {
+  namespace off = instrument_events_offset;
+  const std::byte* p = payload.data();
+  const uint32_t clock = load_le32(p + off::kClock);
+  STRATA_TRY(check_stamp_clock(kind, clock));
+  out.tid = load_le32(p + off::kTid);
+  out.clock = static_cast<InstrumentClock>(clock);
+  out.ref_ns = static_cast<int64_t>(load_le64(p + off::kRefNs));
+  out.ref_ticks = load_le64(p + off::kRefTicks);
+  out.now_ns = static_cast<int64_t>(load_le64(p + off::kNowNs));
+  out.now_ticks = load_le64(p + off::kNowTicks);
+  return Ok{};
+}
 
 // Transport. The environment variable that switches recording on: the
 // directory the spool instrument-PID.bin (instrument-PID.N.bin after a fork

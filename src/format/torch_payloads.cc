@@ -12,27 +12,13 @@ Result<TorchOps> decode_torch_ops(std::span<const std::byte> payload) {
       (payload.size() - kTorchOpsPrefix) % kTorchOpRecordSize != 0) {
     return malformed_chunk("torch-ops", bytes_text(payload.size()) + " is not 40 + 48n");
   }
-  // The prefix is instrument-events' prefix, field for field.
-  namespace off = instrument_events_offset;
-  const std::byte* p = payload.data();
   TorchOps out;
-  const uint32_t clock = load_le32(p + off::kClock);
-  if (clock != static_cast<uint32_t>(InstrumentClock::kMonotonic) &&
-      clock != static_cast<uint32_t>(InstrumentClock::kTsc)) {
-    return malformed_chunk("torch-ops", "unknown clock " + std::to_string(clock));
-  }
-  out.tid = load_le32(p + off::kTid);
-  out.clock = static_cast<InstrumentClock>(clock);
-  out.ref_ns = static_cast<int64_t>(load_le64(p + off::kRefNs));
-  out.ref_ticks = load_le64(p + off::kRefTicks);
-  out.now_ns = static_cast<int64_t>(load_le64(p + off::kNowNs));
-  out.now_ticks = load_le64(p + off::kNowTicks);
-
+  STRATA_TRY(decode_stamp_prefix("torch-ops", payload, out));
   const size_t count = (payload.size() - kTorchOpsPrefix) / kTorchOpRecordSize;
   out.ops.reserve(count);
   namespace rec = torch_op_offset;
   for (size_t i = 0; i < count; ++i) {
-    const std::byte* r = p + kTorchOpsPrefix + i * kTorchOpRecordSize;
+    const std::byte* r = payload.data() + kTorchOpsPrefix + i * kTorchOpRecordSize;
     TorchOpRecord op{};
     op.start = load_le64(r + rec::kStart);
     op.end = load_le64(r + rec::kEnd);
