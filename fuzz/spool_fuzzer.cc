@@ -4,7 +4,8 @@
 // past the payload), then the in-process sampler's reader (add_sigprof_spool,
 // read_sigprof_dir), the instrument reader (read_instrument_spools) and,
 // where the build has CUPTI's headers, the CUPTI ingest into a trace
-// database (ingest_spools). Nothing may crash, and the reader's counters must
+// database (ingest_spools) and the PyTorch op ingest (ingest_torch_spools).
+// Nothing may crash, and the reader's counters must
 // add up; a broken promise aborts (a crash to libFuzzer and the replay test).
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "sampler/sampler.h"
 #ifdef STRATA_FUZZ_CUPTI_INGEST
 #include "import/cupti_ingest.h"
+#include "import/torch_ops_ingest.h"
 #include "store/trace_db.h"
 #endif
 
@@ -141,6 +143,14 @@ void ingest(const std::string& path) {
   auto stats = import::ingest_spools({path}, *writer);
   expect(stats.ok());  // damage is counted, never an error
 }
+
+// libstrata_torch's spools: the run directory's torch-*.bin.
+void ingest_torch(const std::string& dir) {
+  auto writer = store::TraceWriter::create(fuzz::scratch_dir() + "/torch.sqlite", true);
+  expect(writer.ok());
+  auto summary = import::ingest_torch_spools(dir, *writer);
+  expect(summary.ok());  // damage is counted, never an error
+}
 #endif
 
 }  // namespace
@@ -154,6 +164,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   expect(instrumented.counters.spools + instrumented.counters.unreadable_spools == 1);
 #ifdef STRATA_FUZZ_CUPTI_INGEST
   ingest(path);
+  fuzz::write_input("torch-1.bin", data, size);
+  ingest_torch(fuzz::scratch_dir());
 #endif
   return 0;
 }
