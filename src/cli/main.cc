@@ -9,6 +9,7 @@
 
 #include "cli/verbs.h"
 #include "common/build_info.h"
+#include "common/signal_forwarder.h"
 
 namespace {
 
@@ -73,7 +74,15 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   for (auto& [sub, run] : runners) {
-    if (sub->parsed()) return with_stdout_checked(run());
+    if (sub->parsed()) {
+      int status = with_stdout_checked(run());
+      // A stop signal that reached a forwarder after the verb had chosen a
+      // successful status still means "stopped": 128+N (docs/cli.md, Signals).
+      if (int sig = strata::SignalForwarder::last_received(); sig != 0 && status == kExitOk) {
+        status = 128 + sig;
+      }
+      return status;
+    }
   }
   return kExitUsage;
 }

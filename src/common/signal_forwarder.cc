@@ -126,6 +126,10 @@ int SignalForwarder::received() const {
   return g_received_signal;
 }
 
+int SignalForwarder::last_received() {
+  return g_received_signal;
+}
+
 void SignalForwarder::restore_in_child() {
   for (int sig = 1; sig < NSIG; ++sig) {
     if (g_installed[sig]) sigaction(sig, &g_old[sig], nullptr);

@@ -53,6 +53,11 @@ class SignalForwarder {
 
   // The last stop signal strata received while forwarding; 0 if none.
   int received() const;
+  // The same after the forwarders are gone: the last stop signal the most
+  // recent outermost forwarder received. main() reads it once the verb has
+  // returned, for a signal that came after the verb chose its status but
+  // before its forwarder was destroyed.
+  static int last_received();
 
   // For run_process: the same as set_child on the live forwarders; nothing
   // when none is alive.
