@@ -296,8 +296,8 @@ TEST(ChromeExportCli, TraceWithoutCudaDataIsAUsageError) {
   EXPECT_EQ(r.status, 2);
   ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
   EXPECT_EQ(r.err_lines()[0],
-            "strata: b.sqlite: no CUDA or NVTX trace data to export (record a GPU timeline with "
-            "strata trace)");
+            "strata: b.sqlite: no CUDA, NVTX or PyTorch trace data to export (record a GPU "
+            "timeline with strata trace)");
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "t.json"));
 
   // An Nsight Systems export without any CUDA table says the same.
@@ -313,7 +313,7 @@ TEST(ChromeExportCli, TraceWithoutCudaDataIsAUsageError) {
   auto n = run_strata("export n.sqlite --format chrome -o t.json", dir.path());
   EXPECT_EQ(n.status, 2) << n.err;
   EXPECT_EQ(n.err_lines().size(), 1u) << n.err;
-  EXPECT_NE(n.err.find("no CUDA or NVTX trace data"), std::string::npos) << n.err;
+  EXPECT_NE(n.err.find("no CUDA, NVTX or PyTorch trace data"), std::string::npos) << n.err;
 }
 
 }  // namespace
