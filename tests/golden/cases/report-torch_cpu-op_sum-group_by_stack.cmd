@@ -1,1 +1,1 @@
-$STRATA report trace-torch_train-cpu/trace.sqlite --report op_sum --group-by-stack 2 --sort cpu_time_total --limit 6
+$STRATA report trace-torch_train-cpu/trace.sqlite --report op_sum --group-by-stack 1 --sort cpu_time_total --limit 6
