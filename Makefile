@@ -34,7 +34,9 @@ test: build
 #    not come first in initial library list"); with it off, both run.
 #  - label gpu: needs a CUDA device (SKIPPED without one, as in `make test`).
 #  - label no-asan: a test that cannot run sanitized; each says why where
-#    it sets the label. (None yet.)
+#    it sets the label (tests/agent/torch/CMakeLists.txt: two of the PyTorch
+#    checks, which load the sanitized library into Debian's unsanitized
+#    python3).
 # LeakSanitizer stays on (detect_leaks=1): a leak is a finding too.
 ASAN_BUILD ?= build-asan
 ASAN_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:verify_asan_link_order=0:detect_leaks=1 \

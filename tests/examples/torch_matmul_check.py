@@ -6,11 +6,20 @@ the checksum (1e-4 relative); on CUDA they also agree with the CPU result.
 
 Exits 77 (ctest SKIP_RETURN_CODE) where torch is missing, or for cuda where torch
 sees no CUDA device; 1 on a failed check.
+
+The python3 that runs this check may lack torch where another has it (a pyenv
+python3 first on PATH, Debian's python3-torch in /usr/bin/python3): the check
+then runs itself again with the first of those interpreters that imports torch.
 """
 
+import os
 import re
 import subprocess
 import sys
+
+# Interpreters known to carry torch on the project's machines: Debian's
+# (scripts/install-deps installs python3-torch) and the GPU machine's venv.
+TORCH_PYTHONS = ["/usr/bin/python3", "/opt/torch/.venv/bin/python3"]
 
 SKIP = 77
 LINE = re.compile(
@@ -51,6 +60,14 @@ def main(script, device):
     try:
         import torch
     except ImportError as error:
+        for python in TORCH_PYTHONS:
+            if os.path.realpath(python) == os.path.realpath(sys.executable):
+                continue
+            if os.access(python, os.X_OK) and subprocess.run(
+                    [python, "-c", "import torch"], capture_output=True).returncode == 0:
+                print(f"{sys.executable} has no torch: running the check with {python}")
+                sys.stdout.flush()
+                os.execv(python, [python, __file__, script, device])
         print(f"SKIP: torch is not importable: {error}")
         return SKIP
     if device == "cuda" and not torch.cuda.is_available():
