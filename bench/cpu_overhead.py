@@ -1,5 +1,5 @@
-"""Sampling overhead of `strata cpu` at its defaults (1 kHz, dwarf) against bare
-runs and `perf record -F 1000 --call-graph dwarf`, interleaved (bare, strata,
+"""Sampling overhead of `strata cpu` (dwarf) against bare runs and
+`perf record -F HZ --call-graph dwarf` at the same rate, interleaved (bare, strata,
 perf in each round, the order rotated per round), medians of per-round ratios.
 
 Two numbers per workload and tool:
@@ -13,6 +13,7 @@ Goal: in-run strata/bare <= 1.03 and strata's in-run ratio no worse than perf's.
 8 KiB of stack per sample, perf's default for --call-graph dwarf (strata's
 default is 16 KiB).
 usage: cpu_overhead.py BUILD_DIR OUTDIR [ROUNDS]
+  STRATA_BENCH_HZ=N  the sampling rate of both tools (default 4000: strata's and perf's default)
   PERF=path  the perf binary (default: perf on PATH)
   the workloads' own sizes scale with STRATA_BENCH_SCALE (default 1)
   STRATA_BENCH_WORKLOADS=cpu_hotspot,cpu_threads4  run only the ones named
@@ -31,6 +32,7 @@ os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
 perf = os.environ.get("PERF") or shutil.which("perf")
 scale = float(os.environ.get("STRATA_BENCH_SCALE", "1"))
+hz = os.environ.get("STRATA_BENCH_HZ", "4000")
 lines = str(int(24000 * scale))
 iters = str(int(60_000_000 * scale))
 workloads = {
@@ -44,11 +46,11 @@ if only:
 
 def tools(name, cmd):
     t = {"bare": cmd,
-         "strata": [strata, "cpu", "-o", f"{outdir}/{name}.sqlite", "--force", "--"] + cmd,
-         "strata 8k": [strata, "cpu", "--stack-size", "8192", "-o", f"{outdir}/{name}-8k.sqlite",
-                       "--force", "--"] + cmd}
+         "strata": [strata, "cpu", "-F", hz, "-o", f"{outdir}/{name}.sqlite", "--force", "--"] + cmd,
+         "strata 8k": [strata, "cpu", "-F", hz, "--stack-size", "8192", "-o",
+                       f"{outdir}/{name}-8k.sqlite", "--force", "--"] + cmd}
     if perf:
-        t["perf"] = [perf, "record", "-q", "-F", "1000", "--call-graph", "dwarf",
+        t["perf"] = [perf, "record", "-q", "-F", hz, "--call-graph", "dwarf",
                      "-o", f"{outdir}/{name}.perf.data", "--"] + cmd
     return t
 
@@ -88,7 +90,7 @@ for wname, cmd in workloads.items():
     ok &= good
     results.append(row)
 
-print(f"strata cpu (1 kHz, dwarf) overhead, {rounds} interleaved rounds, medians of per-round ratios")
+print(f"strata cpu ({hz} Hz, dwarf) overhead, {rounds} interleaved rounds, medians of per-round ratios")
 print(f"{'workload':24s} {'bare ms (in-run/wall)':>22s} {'strata/bare in-run':>19s} {'wall':>6s}"
       f" {'strata 8k':>10s} {'perf/bare in-run':>17s} {'wall':>6s}  goal")
 for r in results:

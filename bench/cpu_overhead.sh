@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Overhead of `strata cpu` (defaults: 1 kHz, dwarf) vs bare and vs
-# `perf record -F 1000 --call-graph dwarf`, on cpu_hotspot slow (24000 lines,
+# Overhead of `strata cpu` (dwarf, STRATA_BENCH_HZ, default 4000) vs bare and
+# vs `perf record` at the same rate with --call-graph dwarf, on cpu_hotspot slow (24000 lines,
 # ~0.7 s) and cpu_threads4 (4 CPU-bound threads, ~0.5 s on 2 cores).
 # Interleaved rounds, medians; see bench/cpu_overhead.py for what is measured.
 # Usage: bench/cpu_overhead.sh BUILD_DIR [ROUNDS]

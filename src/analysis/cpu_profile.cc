@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <set>
+#include <utility>
 
 namespace strata::analysis {
 
@@ -51,9 +54,32 @@ std::string pstats_label(std::string_view function, std::string_view file, int l
   return out.append("(").append(function).append(")");
 }
 
+namespace {
+
+// The source position of each (module, function) that frames name with a
+// file, when they all name the same one: a frame of the same function
+// without line info (an address the line table does not cover) then gets
+// that label too, so one function is one row. Two positions: left apart.
+std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> known_positions(
+    const FrameTable& frames) {
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> out;
+  std::set<std::pair<std::string, std::string>> ambiguous;
+  for (const Frame& f : frames.frames()) {
+    if (f.file.empty() || f.function.empty()) continue;
+    auto key = std::make_pair(f.module, f.function);
+    auto [it, inserted] = out.try_emplace(key, f.file, f.line);
+    if (!inserted && it->second != std::make_pair(f.file, f.line)) ambiguous.insert(key);
+  }
+  for (const auto& key : ambiguous) out.erase(key);
+  return out;
+}
+
+}  // namespace
+
 FunctionIndex index_functions(const FrameTable& frames) {
   FunctionIndex index;
   index.of_frame.reserve(frames.size());
+  const auto positions = known_positions(frames);
   std::map<std::tuple<std::string, std::string, int, std::string>, uint32_t> ids;
   for (const Frame& f : frames.frames()) {
     Function fn;
@@ -70,6 +96,12 @@ FunctionIndex index_functions(const FrameTable& frames) {
     }
     fn.file = f.file;
     fn.line = f.line;
+    if (fn.file.empty() && !f.function.empty()) {
+      if (auto known = positions.find({f.module, f.function}); known != positions.end()) {
+        fn.file = known->second.first;
+        fn.line = known->second.second;
+      }
+    }
     std::string key_module = fn.file.empty() ? fn.module : std::string();
     auto [it, inserted] = ids.try_emplace({fn.name, fn.file, fn.line, key_module},
                                           static_cast<uint32_t>(index.functions.size()));

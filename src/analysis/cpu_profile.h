@@ -10,6 +10,7 @@
 // what pstats prints), not the line of the sampled instruction.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -149,5 +150,59 @@ struct BalancedCalls {
 };
 
 BalancedCalls balance_events(const std::vector<CallEvent>& events);
+
+// True when `tids` is empty (all threads) or holds `tid`: the thread filter
+// every analysis takes.
+inline bool thread_wanted(const std::vector<int32_t>& tids, int32_t tid) {
+  return tids.empty() || std::find(tids.begin(), tids.end(), tid) != tids.end();
+}
+
+// One call of a thread's balanced events, reported when it returns.
+struct ReturnedCall {
+  uint32_t function = 0;  // FunctionIndex::functions index
+  bool has_caller = false;
+  uint32_t caller = 0;  // the innermost open call's function, when has_caller
+  int64_t duration_ns = 0;
+  int64_t self_ns = 0;     // duration less the calls made from it
+  bool primitive = false;  // cProfile's rule: the function was not already active
+};
+
+// Walks balanced events (balance_events) and hands each call to `visit`
+// as it returns; frames outside `index` are skipped. The one walk that the
+// pstats table and the callers/callees edges share.
+template <class Visit>
+void for_each_returned_call(const BalancedCalls& balanced, const FunctionIndex& index,
+                            Visit&& visit) {
+  struct Open {
+    uint32_t function;
+    int64_t enter_ns;
+    int64_t child_ns;
+  };
+  std::vector<uint32_t> active(index.functions.size(), 0);
+  std::vector<Open> stack;
+  for (const CallEvent& e : balanced.events) {
+    if (e.frame >= index.of_frame.size()) continue;
+    const uint32_t f = index.of_frame[e.frame];
+    if (e.kind == CallKind::kEnter) {
+      stack.push_back({f, e.time_ns, 0});
+      ++active[f];
+      continue;
+    }
+    // Balanced events: this exit closes the top of the stack.
+    const Open o = stack.back();
+    stack.pop_back();
+    ReturnedCall call;
+    call.function = o.function;
+    call.duration_ns = e.time_ns - o.enter_ns;
+    call.self_ns = call.duration_ns - o.child_ns;
+    call.primitive = --active[o.function] == 0;
+    if (!stack.empty()) {
+      stack.back().child_ns += call.duration_ns;
+      call.has_caller = true;
+      call.caller = stack.back().function;
+    }
+    visit(call);
+  }
+}
 
 }  // namespace strata::analysis

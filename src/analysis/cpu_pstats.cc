@@ -45,10 +45,6 @@ struct Aggregate {
   uint64_t reordered_times = 0;
 };
 
-bool wanted(const std::vector<int32_t>& tids, int32_t tid) {
-  return tids.empty() || std::find(tids.begin(), tids.end(), tid) != tids.end();
-}
-
 void add_samples(const Profile& p, bool per_thread, const std::vector<int32_t>& tids,
                  Aggregate& agg) {
   // seen[f] == sample number when f was already counted in this sample's
@@ -56,7 +52,7 @@ void add_samples(const Profile& p, bool per_thread, const std::vector<int32_t>& 
   std::vector<uint64_t> seen(agg.index.functions.size(), std::numeric_limits<uint64_t>::max());
   uint64_t n = 0;
   for (const Sample& s : p.samples) {
-    if (!wanted(tids, s.tid)) continue;
+    if (!thread_wanted(tids, s.tid)) continue;
     int64_t w = sample_weight_ns(p, s);
     ++agg.samples;
     agg.total_ns += w;
@@ -87,14 +83,8 @@ void add_samples(const Profile& p, bool per_thread, const std::vector<int32_t>& 
 
 void add_calls(const Profile& p, bool per_thread, const std::vector<int32_t>& tids,
                Aggregate& agg) {
-  struct Open {
-    uint32_t function;
-    int64_t enter_ns;
-    int64_t child_ns;
-  };
-  std::vector<uint32_t> active(agg.index.functions.size(), 0);
   for (const ThreadCalls& tc : p.calls) {
-    if (!wanted(tids, tc.tid)) continue;
+    if (!thread_wanted(tids, tc.tid)) continue;
     BalancedCalls b = balance_events(tc.events);
     agg.closed_at_end += b.closed_at_end;
     agg.closed_by_outer_exit += b.closed_by_outer_exit;
@@ -103,35 +93,21 @@ void add_calls(const Profile& p, bool per_thread, const std::vector<int32_t>& ti
     ThreadTotal& t = agg.threads[tc.tid];
     t.pid = tc.pid;
     int32_t key_tid = per_thread ? tc.tid : kAllThreads;
-    std::vector<Open> stack;
-    for (const CallEvent& e : b.events) {
-      if (e.frame >= agg.index.of_frame.size()) continue;
-      uint32_t f = agg.index.of_frame[e.frame];
-      if (e.kind == CallKind::kEnter) {
-        stack.push_back({f, e.time_ns, 0});
-        ++active[f];
-        continue;
-      }
-      // Balanced events: this exit closes the top of the stack.
-      Open o = stack.back();
-      stack.pop_back();
-      int64_t d = e.time_ns - o.enter_ns;
-      if (!stack.empty()) stack.back().child_ns += d;
-      --active[o.function];
-      Acc& a = agg.rows[{key_tid, o.function}];
+    for_each_returned_call(b, agg.index, [&](const ReturnedCall& call) {
+      Acc& a = agg.rows[{key_tid, call.function}];
       ++a.ncalls;
-      a.self_ns += d - o.child_ns;
+      a.self_ns += call.self_ns;
       ++t.calls;
-      t.ns += d - o.child_ns;
+      t.ns += call.self_ns;
       ++agg.calls;
-      agg.total_ns += d - o.child_ns;
+      agg.total_ns += call.self_ns;
       // cProfile: only the outermost activation adds to cumtime.
-      if (active[o.function] == 0) {
+      if (call.primitive) {
         ++a.primitive;
         ++agg.primitive;
-        a.cum_ns += d;
+        a.cum_ns += call.duration_ns;
       }
-    }
+    });
   }
 }
 
@@ -151,33 +127,50 @@ std::optional<double> ratio(double num, uint64_t den) {
   return num / static_cast<double>(den);
 }
 
-// Total order: the chosen key, then label, then tid, so output never
-// depends on map or hash order.
-bool row_less(const CpuRow& a, const CpuRow& b, CpuSort sort, bool sampled) {
-  auto tie = [&] {
-    if (a.label != b.label) return a.label < b.label;
-    return a.tid < b.tid;
-  };
-  switch (sort) {
-    case CpuSort::kTottime:
-      if (a.tottime_s != b.tottime_s) return a.tottime_s > b.tottime_s;
-      break;
-    case CpuSort::kCumtime:
-      if (a.cumtime_s != b.cumtime_s) return a.cumtime_s > b.cumtime_s;
-      break;
+// -1, 0 or 1 as a sorts before, equal to or after b by one key.
+int compare_by(const CpuRow& a, const CpuRow& b, CpuSort key, bool sampled,
+               const std::vector<Function>& functions) {
+  auto descending = [](auto x, auto y) { return x > y ? -1 : (x < y ? 1 : 0); };
+  auto ascending = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  const Function& fa = functions[a.function];
+  const Function& fb = functions[b.function];
+  switch (key) {
     case CpuSort::kNcalls:
-      if (a.ncalls != b.ncalls) return a.ncalls > b.ncalls;
-      break;
-    case CpuSort::kSamples: {
-      uint64_t ka = sampled ? a.cum_samples : a.ncalls;
-      uint64_t kb = sampled ? b.cum_samples : b.ncalls;
-      if (ka != kb) return ka > kb;
-      break;
-    }
+      return descending(a.ncalls, b.ncalls);
+    case CpuSort::kPcalls:
+      return descending(a.primitive_calls, b.primitive_calls);
+    case CpuSort::kTottime:
+      return descending(a.tottime_s, b.tottime_s);
+    case CpuSort::kCumtime:
+      return descending(a.cumtime_s, b.cumtime_s);
+    case CpuSort::kFile:
+      return ascending(fa.file.empty() ? fa.module : fa.file,
+                       fb.file.empty() ? fb.module : fb.file);
+    case CpuSort::kLine:
+      return ascending(fa.line, fb.line);
     case CpuSort::kName:
-      break;
+      return ascending(fa.name, fb.name);
+    case CpuSort::kNfl:
+      if (int c = compare_by(a, b, CpuSort::kName, sampled, functions)) return c;
+      if (int c = compare_by(a, b, CpuSort::kFile, sampled, functions)) return c;
+      return compare_by(a, b, CpuSort::kLine, sampled, functions);
+    case CpuSort::kStdname:
+      return ascending(a.label, b.label);
+    case CpuSort::kSamples:
+      return sampled ? descending(a.cum_samples, b.cum_samples) : descending(a.ncalls, b.ncalls);
   }
-  return tie();
+  return 0;
+}
+
+// Total order: the chosen keys, then label, then tid, so output never
+// depends on map or hash order.
+bool row_less(const CpuRow& a, const CpuRow& b, const CpuSortKeys& keys, bool sampled,
+              const std::vector<Function>& functions) {
+  for (CpuSort key : keys) {
+    if (int c = compare_by(a, b, key, sampled, functions)) return c < 0;
+  }
+  if (a.label != b.label) return a.label < b.label;
+  return a.tid < b.tid;
 }
 
 // RE2, not std::regex: its matching time and stack use are linear in the
@@ -193,32 +186,6 @@ std::unique_ptr<RE2> compile_filter(const std::string& pattern) {
 }
 
 }  // namespace
-
-Result<CpuSort> parse_cpu_sort(std::string_view name) {
-  if (name == "tottime") return CpuSort::kTottime;
-  if (name == "cumtime") return CpuSort::kCumtime;
-  if (name == "ncalls") return CpuSort::kNcalls;
-  if (name == "samples") return CpuSort::kSamples;
-  if (name == "name") return CpuSort::kName;
-  return make_error("unknown --sort '" + std::string(name) +
-                    "' (use tottime, cumtime, ncalls, samples or name)");
-}
-
-std::string_view sort_description(CpuSort sort) {
-  switch (sort) {
-    case CpuSort::kTottime:
-      return "internal time";
-    case CpuSort::kCumtime:
-      return "cumulative time";
-    case CpuSort::kNcalls:
-      return "call count";
-    case CpuSort::kSamples:
-      return "sample count";
-    case CpuSort::kName:
-      return "function name";
-  }
-  return "cumulative time";
-}
 
 Result<CpuTable> cpu_function_table(const Profile& profile, const CpuTableOptions& options) {
   std::unique_ptr<RE2> filter;
@@ -255,7 +222,7 @@ Result<CpuTable> cpu_function_table(const Profile& profile, const CpuTableOption
   }
   table.filtered_rows = table.rows.size();
   std::sort(table.rows.begin(), table.rows.end(), [&](const CpuRow& a, const CpuRow& b) {
-    return row_less(a, b, options.sort, sampled);
+    return row_less(a, b, options.sort, sampled, agg.index.functions);
   });
   if (options.limit > 0 && table.rows.size() > options.limit) table.rows.resize(options.limit);
   table.functions = std::move(agg.index.functions);
@@ -273,6 +240,9 @@ CpuHeader cpu_header(const Profile& profile) {
   h.wall_s = static_cast<double>(profile.wall_ns) / kNsPerS;
   h.cpu_s = static_cast<double>(profile.cpu_ns) / kNsPerS;
   h.profiled_s = static_cast<double>(agg.total_ns) / kNsPerS;
+  if (is_sampled(profile.mode) && h.cpu_s > 0) {
+    h.effective_rate_hz = static_cast<double>(h.samples) / h.cpu_s;
+  }
   std::set<int32_t> tids;
   for (const auto& [tid, t] : agg.threads) tids.insert(tid);
   for (const ThreadInfo& t : profile.threads) tids.insert(t.tid);

@@ -21,22 +21,17 @@
 #include <vector>
 
 #include "analysis/cpu_profile.h"
+#include "analysis/cpu_sort.h"
 #include "common/result.h"
 
 namespace strata::analysis {
 
-enum class CpuSort { kTottime, kCumtime, kNcalls, kSamples, kName };
-
-// "tottime" | "cumtime" | "ncalls" | "samples" | "name".
-Result<CpuSort> parse_cpu_sort(std::string_view name);
-// pstats' "Ordered by:" wording: "internal time", "cumulative time", ...
-std::string_view sort_description(CpuSort sort);
-
 struct CpuTableOptions {
-  // name sorts ascending; the others descending, ties broken by label.
-  // kSamples orders by the samples a function appears in (inclusive) in
-  // sampled modes and by ncalls in instrumented mode.
-  CpuSort sort = CpuSort::kCumtime;
+  // Keys in order (analysis/cpu_sort.h), each as pstats sorts it: counts
+  // and times descending, names, files and lines ascending; remaining ties
+  // by label, then tid. kSamples orders by the samples a function appears in
+  // (inclusive) in sampled modes and by ncalls in instrumented mode.
+  CpuSortKeys sort = {CpuSort::kCumtime};
   size_t limit = 0;           // 0 = all rows
   std::string filter;         // RE2 regex searched in the label (docs/cli.md); empty = all
   bool per_thread = false;    // rows per (thread, function) instead of per function
@@ -82,7 +77,10 @@ struct CpuHeader {
   double wall_s = 0;
   double cpu_s = 0;
   double profiled_s = 0;  // sampled: sum of sample weights; instrumented: sum of tottime
-  size_t threads = 0;     // threads with data or named in the profile
+  // Sampled: samples per second of the target's CPU time (0 when unknown);
+  // below rate_hz when the kernel skipped, throttled or lost samples.
+  double effective_rate_hz = 0;
+  size_t threads = 0;  // threads with data or named in the profile
   size_t processes = 0;
   uint64_t function_calls = 0;  // instrumented: "N function calls (M primitive calls)"
   uint64_t primitive_calls = 0;

@@ -43,14 +43,10 @@ class Builder {
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> ids_;
 };
 
-bool wanted(const std::vector<int32_t>& tids, int32_t tid) {
-  return tids.empty() || std::find(tids.begin(), tids.end(), tid) != tids.end();
-}
-
 void add_samples(const Profile& p, const CallTreeOptions& o, Builder& b, CallTree& tree) {
   std::vector<uint32_t> path;
   for (const Sample& s : p.samples) {
-    if (!wanted(o.tids, s.tid)) continue;
+    if (!thread_wanted(o.tids, s.tid)) continue;
     uint64_t v =
         o.weight == TreeWeight::kSamples ? 1 : static_cast<uint64_t>(sample_weight_ns(p, s));
     path.assign(1, 0);
@@ -71,7 +67,7 @@ void add_calls(const Profile& p, const CallTreeOptions& o, Builder& b, CallTree&
     int64_t child_ns;
   };
   for (const ThreadCalls& tc : p.calls) {
-    if (!wanted(o.tids, tc.tid)) continue;
+    if (!thread_wanted(o.tids, tc.tid)) continue;
     BalancedCalls bc = balance_events(tc.events);
     uint32_t base = o.thread_roots ? b.thread_root(p, tc.tid) : 0;
     std::vector<Open> stack;

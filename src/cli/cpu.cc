@@ -46,8 +46,12 @@ int run_instrumented_cpu(const CpuOptions& opt, NewTrace& trace,
                          const SignalForwarder& interrupts) {
   auto run = run_instrumented(opt.command);
   if (!run) {
-    std::fprintf(stderr, "strata: %s\n", printable(run.error().message).c_str());
-    return run.error().message.rfind("cannot start", 0) == 0 ? kExitCannotStart : kExitFailed;
+    const std::string& message = run.error().message;
+    std::fprintf(stderr, "strata: %s\n", printable(message).c_str());
+    if (message.rfind("cannot start", 0) == 0) return kExitCannotStart;
+    // A program not built for --instrument is the user's to fix, like a bad flag.
+    if (message.find(kNoInstrumentationEvents) != std::string::npos) return kExitUsage;
+    return kExitFailed;
   }
   trace.info.end_ns = realtime_ns();
   trace.info.exit_status = run->process.exit_status;

@@ -2,15 +2,22 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
+#include "analysis/cpp_names.h"
+#include "analysis/cpu_callers.h"
 #include "analysis/cpu_pstats.h"
 #include "cli/verbs.h"
+#include "report/cpu_callers_report.h"
 #include "report/cpu_report.h"
 
 namespace strata::cli {
 
 void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
-  sub->add_option("--sort", flags.sort, "Sort by tottime, cumtime, ncalls, samples or name")
+  sub->add_option("--sort", flags.sort,
+                  "Sort keys, as pstats' sort_stats takes them: " +
+                      std::string(analysis::cpu_sort_key_names()))
+      ->type_name("KEY[,KEY...]")
       ->capture_default_str();
   // Signed, so that "-1" is refused instead of wrapping to "all rows"; not
   // CLI::NonNegativeNumber, whose message prints its range as 1.8e308 digits.
@@ -25,11 +32,18 @@ void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
       ->capture_default_str();
   sub->add_option("--filter", flags.filter, "Only functions whose label matches this regex");
   sub->add_flag("--threads", flags.threads, "Rows per thread, and a table of threads");
+  sub->add_flag("--callers", flags.callers,
+                "For each listed function, the functions that called it (pstats' print_callers)");
+  sub->add_flag("--callees", flags.callees,
+                "For each listed function, the functions it called (pstats' print_callees)");
+  sub->add_flag("--full-names", flags.full_names,
+                "C++ names as demangled (default: std::string for std::__cxx11::basic_string<char, "
+                "...>, no default template arguments)");
   sub->add_option("--format", flags.format, "Report format: table, csv or json")
       ->capture_default_str();
 }
 
-int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& flags) {
+int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& flags) {
   auto format = report::parse_format(flags.format);
   if (!format) {
     std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
@@ -40,6 +54,13 @@ int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& fl
     std::fprintf(stderr, "strata: %s\n", sort.error().message.c_str());
     return kExitUsage;
   }
+  if (flags.callers + flags.callees + flags.threads > 1) {
+    std::fprintf(stderr,
+                 "strata: --callers, --callees and --threads are separate views: give one\n");
+    return kExitUsage;
+  }
+  const analysis::Profile profile =
+      flags.full_names ? recorded : analysis::with_short_names(recorded);
   analysis::CpuTableOptions options;
   options.sort = *sort;
   options.limit = static_cast<size_t>(flags.limit);
@@ -50,10 +71,16 @@ int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& fl
     std::fprintf(stderr, "strata: %s\n", table.error().message.c_str());
     return kExitUsage;
   }
-  std::vector<analysis::CpuThreadRow> threads;
-  if (flags.threads) threads = analysis::cpu_threads(profile);
-  std::string out =
-      report::render_cpu_profile(analysis::cpu_header(profile), *table, threads, *format);
+  std::string out;
+  if (flags.callers || flags.callees) {
+    out = report::render_cpu_calls(
+        analysis::cpu_header(profile), *table, analysis::cpu_call_edges(profile, options.tids),
+        flags.callers ? report::CallView::kCallers : report::CallView::kCallees, *format);
+  } else {
+    std::vector<analysis::CpuThreadRow> threads;
+    if (flags.threads) threads = analysis::cpu_threads(profile);
+    out = report::render_cpu_profile(analysis::cpu_header(profile), *table, threads, *format);
+  }
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);  // before strata's own stderr lines, so a terminal shows them in order
   return kExitOk;

@@ -18,6 +18,9 @@ struct CpuReportFlags {
   int64_t limit = 25;
   std::string filter;
   bool threads = false;
+  bool callers = false;     // pstats' print_callers instead of the function table
+  bool callees = false;     // pstats' print_callees
+  bool full_names = false;  // C++ names as demangled, default template arguments and all
   std::string format = "table";
 };
 

@@ -40,9 +40,8 @@ Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
   if (!result) return result.error();
 
   if (data.counters.events == 0) {
-    return make_error(argv[0] +
-                      " wrote no instrumentation events: build it with -finstrument-functions "
-                      "and link strata::instrument");
+    return make_error(argv[0] + std::string(kNoInstrumentationEvents) +
+                      ": build it with -finstrument-functions and link strata::instrument");
   }
   data.profile.wall_ns = result->wall_ns;
   data.profile.cpu_ns = result->user_ns + result->sys_ns;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/process.h"
@@ -36,6 +37,8 @@ struct InstrumentedRun {
 // ("cannot start 'CMD': ..."), the private directory cannot be made, or the
 // command recorded nothing ("CMD wrote no instrumentation events: build it
 // with -finstrument-functions and link strata::instrument").
+inline constexpr std::string_view kNoInstrumentationEvents = " wrote no instrumentation events";
+
 Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
                                          const InstrumentOptions& options = {});
 

@@ -1,8 +1,13 @@
 #include "cli/cpu_sampling.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <bit>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
@@ -26,6 +31,43 @@ void add_sampling_flags(CLI::App* sub, SamplingFlags& flags) {
                   "(LD_PRELOAD'ed SIGPROF sampler)")
       ->check(CLI::IsMember({"auto", "perf", "in-process"}))
       ->capture_default_str();
+  sub->add_option("-m,--mmap-pages", flags.mmap_pages,
+                  "Ring buffer per CPU, as perf's -m: data pages (a power of two) or a size "
+                  "(512K, 2M); default 128 pages (512 KiB)")
+      ->type_name("PAGES|SIZE");
+}
+
+Result<uint32_t> parse_mmap_pages(std::string_view text, uint32_t page_size) {
+  auto bad = [&](const std::string& why) {
+    return make_error("-m/--mmap-pages '" + printable(text) + "': " + why);
+  };
+  uint64_t multiplier = 0;  // 0: the number counts pages
+  std::string_view digits = text;
+  if (!text.empty()) {
+    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+    if (unit == 'K') multiplier = 1ull << 10;
+    if (unit == 'M') multiplier = 1ull << 20;
+    if (unit == 'G') multiplier = 1ull << 30;
+    if (multiplier != 0) digits.remove_suffix(1);
+  }
+  if (digits.empty() || digits.size() > 10 ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return bad("give a number of pages or a size such as 512K or 2M");
+  }
+  uint64_t value = std::stoull(std::string(digits));
+  uint64_t pages = value;
+  if (multiplier != 0) {
+    uint64_t bytes = value * multiplier;
+    if (bytes % page_size != 0)
+      return bad("not a whole number of " + std::to_string(page_size) + "-byte pages");
+    pages = bytes / page_size;
+  }
+  if (!std::has_single_bit(pages)) return bad("the page count must be a power of two");
+  if (pages < sampler::kMinRingPages) {
+    return bad("at least " + std::to_string(sampler::kMinRingPages) + " pages");
+  }
+  if (pages * page_size > (1ull << 30)) return bad("at most 1 GiB per CPU");
+  return static_cast<uint32_t>(pages);
 }
 
 Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags) {
@@ -39,6 +81,11 @@ Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags) {
   }
   so.frequency_hz = flags.frequency;
   so.stack_bytes = flags.stack_bytes;
+  if (!flags.mmap_pages.empty()) {
+    STRATA_ASSIGN_OR_RETURN(
+        so.ring_data_pages,
+        parse_mmap_pages(flags.mmap_pages, static_cast<uint32_t>(sysconf(_SC_PAGESIZE))));
+  }
   return so;
 }
 

@@ -23,11 +23,20 @@ using import::BuiltProfile;
 
 // The sampling flags `strata cpu` and `strata trace` share.
 struct SamplingFlags {
-  uint32_t frequency = 1000;
+  // perf record's default rate: ≥ 300 samples on the tutorial's 80 ms run,
+  // where 1 kHz gave 85 (docs/PERFORMANCE.md has its overhead, +2.1 % on the H200).
+  uint32_t frequency = 4000;
   std::string call_graph = "dwarf";
   uint32_t stack_bytes = 16384;
   std::string sampler = "auto";
+  std::string
+      mmap_pages;  // perf's -m: data pages per CPU ring, or a size (512K, 2M); empty: default
 };
+
+// perf's -m value: a page count that is a power of two, or a size with a
+// K, M or G suffix that is a whole power-of-two number of pages; at least
+// sampler::kMinRingPages pages and at most 1 GiB. An error names the value.
+Result<uint32_t> parse_mmap_pages(std::string_view text, uint32_t page_size);
 
 void add_sampling_flags(CLI::App* sub, SamplingFlags& flags);
 

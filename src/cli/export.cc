@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/cpp_names.h"
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/torch_op_profile.h"
 #include "cli/verbs.h"
@@ -30,6 +31,7 @@ struct ExportOptions {
   std::string format;
   std::string output;
   bool force = false;
+  bool full_names = false;
 };
 
 // --- the verb -----------------------------------------------------------------
@@ -90,7 +92,11 @@ int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file
                        const store::TraceReader& reader) {
   auto rows = store::read_cpu_profile(reader);
   if (!rows) return print_usage_error(rows.error().message);
-  if (rows->has_value()) return finish(file, entry.from_profile(analysis::from_rows(**rows), context));
+  if (rows->has_value()) {
+    analysis::Profile profile = analysis::from_rows(**rows);
+    if (!opt.full_names) profile = analysis::with_short_names(profile);
+    return finish(file, entry.from_profile(profile, context));
+  }
   // No CPU profile: a trace of a PyTorch program exports its op tree, each
   // thread's ops as nested calls (speedscope's evented view, flame graphs).
   auto torch = store::torch_ops_present(reader);
@@ -157,6 +163,8 @@ VerbRunner add_export(CLI::App& app) {
   sub->add_option("--format", opt->format, exporter::format_flag_help())->required();
   sub->add_option("-o,--output", opt->output, "Output file ('-' for stdout)")->required();
   sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
+  sub->add_flag("--full-names", opt->full_names,
+                "CPU profiles: C++ names as demangled, default template arguments and all");
   return [opt] { return run_export(*opt); };
 }
 

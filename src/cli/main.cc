@@ -7,9 +7,11 @@
 #include <map>
 #include <string>
 
+#include "cli/terminal_width.h"
 #include "cli/verbs.h"
 #include "common/build_info.h"
 #include "common/signal_forwarder.h"
+#include "report/table.h"
 
 namespace {
 
@@ -60,6 +62,13 @@ int main(int argc, char** argv) {
   add(add_info);
   add(add_occupancy);
   add(add_version);
+  // Every verb that prints a table takes --wide (report::set_text_width).
+  bool wide = false;
+  for (auto& [sub, run] : runners) {
+    if (sub->get_name() == "version") continue;
+    sub->add_flag("--wide", wide,
+                  "Full names in text tables, however wide (default: fit the terminal)");
+  }
 
   try {
     app.parse(argc, argv);
@@ -73,6 +82,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strata: %s (see strata --help)\n", e.what());
     return kExitUsage;
   }
+  strata::report::set_text_width(table_width(wide));
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) {
       int status = with_stdout_checked(run());

@@ -2,8 +2,9 @@
 // tables of a `strata bench` trace, the pstats tables of a `strata cpu` one,
 // and nsys's GPU summaries (--report NAME,...) of a CUDA trace or of an
 // Nsight Systems SQLite export.
-// `strata report FILE FILE...`: the ranks of one distributed job, one file per
-// rank, side by side: rank_sum, collective_sum, straggler_sum
+// `strata report FILE FILE...`: `strata cpu` traces merge into one profile
+// (pstats.Stats(a, b)); other traces are the ranks of one distributed job,
+// one file per rank, side by side: rank_sum, collective_sum, straggler_sum
 // (analysis/multi_rank.h, docs/multi-gpu.md).
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/cpu_merge.h"
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/multi_rank.h"
 #include "analysis/rank_input.h"
@@ -70,8 +72,8 @@ int run_report(const ReportOptions& given) {
   // the default reports too, so a trace of a PyTorch program without CUDA
   // (CPU-only torch) still prints it.
   std::optional<report::GpuReport> torch_table;
-  const bool op_sum = given.reports.empty() ||
-      std::find(opt.reports.begin(), opt.reports.end(), "op_sum") != opt.reports.end();
+  const bool op_sum = given.reports.empty() || std::find(opt.reports.begin(), opt.reports.end(),
+                                                         "op_sum") != opt.reports.end();
   if (op_sum || opt.group_by_shape || opt.group_by_stack > 0) {
     auto present = store::torch_ops_present(*reader);
     if (!present) return print_usage_error(present.error().message);
@@ -170,7 +172,49 @@ int run_report(const ReportOptions& given) {
   return kExitOk;
 }
 
+// True when FILE is a CPU profile without a GPU timeline (a `strata cpu`
+// trace): several of those merge, where other traces are ranks of one job.
+Result<bool> is_cpu_only_trace(const std::string& file) {
+  STRATA_ASSIGN_OR_RETURN(auto reader, store::TraceReader::open(file));
+  STRATA_ASSIGN_OR_RETURN(bool cuda, store::cuda_data_present(reader));
+  if (cuda) return false;
+  STRATA_ASSIGN_OR_RETURN(auto cpu, store::read_cpu_profile(reader));
+  return cpu.has_value();
+}
+
+// Several `strata cpu` traces as one profile, as pstats.Stats(a, b) adds them.
+int run_merged_cpu_report(const ReportOptions& opt) {
+  if (!opt.reports.empty()) {
+    return print_usage_error("--report names GPU or rank reports; CPU profiles have none");
+  }
+  auto kind = [](const analysis::Profile& p) {
+    return analysis::is_sampled(p.mode) ? "a sampled profile" : "an --instrument profile";
+  };
+  std::vector<analysis::Profile> profiles;
+  for (const auto& file : opt.files) {
+    auto reader = store::TraceReader::open(file);
+    if (!reader) return print_usage_error(reader.error().message);
+    auto rows = store::read_cpu_profile(*reader);
+    if (!rows) return print_usage_error(rows.error().message);
+    if (!*rows)
+      return print_usage_error(printable(file) + ": no CPU profile to merge with " +
+                               printable(opt.files.front()) + "'s");
+    profiles.push_back(analysis::from_rows(**rows));
+    if (analysis::is_sampled(profiles.back().mode) != analysis::is_sampled(profiles.front().mode)) {
+      return print_usage_error(printable(file) + " is " + kind(profiles.back()) + " and " +
+                               printable(opt.files.front()) + " " + kind(profiles.front()) +
+                               ": they cannot be merged");
+    }
+  }
+  auto merged = analysis::merge_profiles(std::move(profiles));
+  if (!merged) return print_usage_error(merged.error().message);
+  return print_cpu_profile(*merged, opt.cpu);
+}
+
 int run_multi_report(const ReportOptions& opt) {
+  auto cpu_only = is_cpu_only_trace(opt.files.front());
+  if (!cpu_only) return print_usage_error(cpu_only.error().message);
+  if (*cpu_only) return run_merged_cpu_report(opt);
   std::vector<const report::ReportEntry*> entries;
   for (const auto& name : opt.reports) {
     const auto* entry = report::find_report(name, report::ReportInput::kRanks);
@@ -201,7 +245,7 @@ int run_multi_report(const ReportOptions& opt) {
   }
   bool first = true;
   for (const auto* entry : entries) {
-    report::GpuReport r = entry->from_ranks({result, inputs, opt.cpu.limit});
+    report::GpuReport r = entry->from_ranks({result, inputs, static_cast<size_t>(opt.cpu.limit)});
     if (!first && *format == report::Format::kTable) std::fputs("\n", stdout);
     first = false;
     std::fputs(report::render_gpu_report(r, *format).c_str(), stdout);
@@ -219,7 +263,8 @@ VerbRunner add_report(CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
   auto* sub = app.add_subcommand("report", "Print the reports of a recorded trace again");
   sub->add_option("files", opt->files,
-                  "Trace file; several files: the ranks of one job, one file per rank")
+                  "Trace file; several files: CPU profiles to merge, or the ranks of one job, one "
+                  "file per rank")
       ->required();
   sub->add_option("--report", opt->reports, report::report_flag_help())->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);

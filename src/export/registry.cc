@@ -6,6 +6,7 @@
 
 #include "export/flamegraph_svg.h"
 #include "export/folded.h"
+#include "export/pstats_file.h"
 #include "export/speedscope.h"
 
 namespace strata::exporter {
@@ -26,6 +27,10 @@ ExportOutput svg(const analysis::Profile& profile, const ExportContext& context)
   FlameGraphOptions options;
   options.title = "strata cpu: " + context.file_name;
   return {flamegraph_svg(profile, options), {}};
+}
+
+ExportOutput pstats(const analysis::Profile& profile, const ExportContext&) {
+  return {pstats_file(profile), {}};
 }
 
 ExportOutput chrome(const GpuTimeline& timeline, const ExportContext& context) {
@@ -57,6 +62,8 @@ constexpr std::array kExports = {
     ExportEntry{"speedscope", "speedscope JSON (speedscope.app)", In::kCpuProfile, speedscope},
     ExportEntry{"folded", "folded stacks (flamegraph.pl, inferno)", In::kCpuProfile, folded},
     ExportEntry{"svg", "an SVG flame graph (any browser)", In::kCpuProfile, svg},
+    ExportEntry{"pstats", "cProfile's stats file (python -m pstats, snakeviz)", In::kCpuProfile,
+                pstats},
     ExportEntry{"chrome", "Chrome Trace Event JSON (Perfetto UI, chrome://tracing)",
                 In::kGpuTimeline, nullptr, chrome},
 };

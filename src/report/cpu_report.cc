@@ -1,8 +1,8 @@
 #include "report/cpu_report.h"
 
-#include <cmath>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -36,6 +36,16 @@ Cell ncalls_cell(const CpuRow& r, bool sampled) {
 
 }  // namespace
 
+std::string fit_pstats_label(const std::string& label, size_t columns) {
+  if (display_columns(label) <= columns) return label;
+  // "file:line(function)": the file ends at the ':' before the line's digits.
+  const size_t paren = label.find('(');
+  const size_t colon = paren == std::string::npos ? std::string::npos : label.rfind(':', paren);
+  const size_t slash = colon == std::string::npos ? std::string::npos : label.rfind('/', colon);
+  if (slash == std::string::npos) return fit_columns(label, columns);
+  return fit_columns(label.substr(slash + 1), columns);
+}
+
 Table cpu_functions_table(const analysis::CpuTable& t, Format format) {
   bool sampled = analysis::is_sampled(t.mode);
   bool text = format == Format::kTable;
@@ -47,7 +57,7 @@ Table cpu_functions_table(const analysis::CpuTable& t, Format format) {
   out.columns.push_back({text ? "percall" : "tottime_percall", Align::kRight});
   out.columns.push_back({"cumtime", Align::kRight});
   out.columns.push_back({text ? "percall" : "cumtime_percall", Align::kRight});
-  out.columns.push_back({"filename:lineno(function)", Align::kLeft});
+  out.columns.push_back({"filename:lineno(function)", Align::kLeft, fit_pstats_label});
   for (const CpuRow& r : t.rows) {
     std::vector<Cell> row;
     if (t.options.per_thread) row.push_back(number_cell(r.tid, 0));
@@ -92,7 +102,7 @@ Table cpu_shares_table(const std::vector<analysis::SelfShare>& shares, ProfileMo
   out.columns.push_back({"Share (%)", Align::kRight});
   if (sampled) out.columns.push_back({"Self samples", Align::kRight});
   out.columns.push_back({"Self (s)", Align::kRight});
-  out.columns.push_back({"filename:lineno(function)", Align::kLeft});
+  out.columns.push_back({"filename:lineno(function)", Align::kLeft, fit_pstats_label});
   for (const auto& s : shares) {
     std::vector<Cell> row = {number_cell(s.share * 100, kPercent)};
     if (sampled) row.push_back(number_cell(static_cast<double>(s.self_samples), 0));
@@ -109,24 +119,26 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
     out += fmt::format("         {} in {:.3f} seconds ({} sampling at {:g} Hz)\n",
                        plural(h.samples, "sample", "samples"), h.profiled_s,
                        analysis::mode_name(h.mode), h.rate_hz);
-    out += fmt::format("   {} lost, {}\n", h.lost_samples,
-                       plural(h.throttles, "throttle", "throttles"));
-    // Samples per second of the target's CPU time: below the rate asked when
-    // the kernel could not keep up (periods it skipped, throttling, lost
-    // records) or the target spent its time in the kernel, which is not
-    // sampled. Said when it is more than 10 % short, and by more than the
-    // jitter of a short run (3 standard deviations of a count of `expected`
-    // periods), so that a profile thinner than asked does not pass for the
-    // rate on the line above.
-    if (h.cpu_s > 0 && h.rate_hz > 0) {
-      const double effective = static_cast<double>(h.samples) / h.cpu_s;
+    // The effective rate: samples per second of the target's CPU time. It
+    // is below the rate asked when the kernel could not keep up (periods it
+    // skipped, throttling, lost records) or the target spent its time in the
+    // kernel, which is not sampled. The shortfall is named when it is more
+    // than 10 %, and more than the jitter of a short run (3 standard
+    // deviations of a count of `expected` periods), so that a profile
+    // thinner than asked does not pass for the rate on the line above.
+    std::string rate;
+    if (h.effective_rate_hz > 0 && h.rate_hz > 0) {
+      const double effective = h.effective_rate_hz;
       const double expected = h.cpu_s * h.rate_hz;
       const double shortfall = expected - static_cast<double>(h.samples);
+      rate = fmt::format(", effective rate {:.0f} Hz of CPU time", effective);
       if (effective < 0.9 * h.rate_hz && shortfall > 3 * std::sqrt(expected)) {
-        out += fmt::format("   effective rate {:.0f} Hz of CPU time ({:g} Hz asked)\n", effective,
-                           h.rate_hz);
+        rate += fmt::format(" ({:.0f} % below the {:g} Hz asked)",
+                            100 * (1 - effective / h.rate_hz), h.rate_hz);
       }
     }
+    out += fmt::format("   {} lost, {}{}\n", h.lost_samples,
+                       plural(h.throttles, "throttle", "throttles"), rate);
   } else {
     // pstats: "2851294 function calls (2851117 primitive calls) in 1.121 seconds".
     std::string primitive = h.primitive_calls == h.function_calls
@@ -157,9 +169,7 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
                        plural(h.reordered_times, "timestamp", "timestamps"));
   }
   if (analysis::is_sampled(h.mode)) {
-    out +=
-        "   ncalls = samples with the function as leaf (sampling mode: times are estimates = "
-        "samples x period; percall is per sample)\n";
+    out += "   sampled: ncalls = leaf samples, times = samples x period, percall per sample\n";
   }
   out += fmt::format("\n   Ordered by: {}\n", analysis::sort_description(t.options.sort));
   if (!t.options.filter.empty()) {
@@ -181,6 +191,7 @@ std::string render_cpu_profile(const analysis::CpuHeader& h, const analysis::Cpu
     nlohmann::ordered_json doc;
     doc["header"] = {{"mode", analysis::mode_name(h.mode)},
                      {"rate_hz", h.rate_hz},
+                     {"effective_rate_hz", h.effective_rate_hz},
                      {"samples", h.samples},
                      {"lost_samples", h.lost_samples},
                      {"throttles", h.throttles},

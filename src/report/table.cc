@@ -42,6 +42,55 @@ Cell number_cell(double value, int decimals, bool grouped) {
 
 namespace {
 
+size_t g_text_width = 0;
+
+}  // namespace
+
+size_t display_columns(const std::string& text) {
+  size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+void set_text_width(size_t columns) {
+  g_text_width = columns;
+}
+
+size_t text_width() {
+  return g_text_width;
+}
+
+std::string fit_columns(const std::string& text, size_t columns) {
+  if (display_columns(text) <= columns) return text;
+  if (columns == 0) return "";
+  // Keep columns - 1 characters, then the ellipsis.
+  size_t kept = 0;
+  size_t end = 0;
+  while (end < text.size() && kept < columns - 1) {
+    ++end;
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+    ++kept;
+  }
+  return text.substr(0, end) + "\u2026";
+}
+
+namespace {
+
+// Cuts the last column's cells so that a row fits text_width(), when that
+// column holds names (left-aligned) and the others leave it room.
+void fit_last_column(const Table& t, std::vector<size_t>& width,
+                     std::vector<std::vector<std::string>>& cells) {
+  const size_t limit = text_width();
+  if (limit == 0 || t.columns.empty() || t.columns.back().align != Align::kLeft) return;
+  size_t others = 0;
+  for (size_t c = 0; c + 1 < width.size(); ++c) others += width[c] + 2;
+  const size_t room = std::max(limit > others ? limit - others : 0, kMinNameColumns);
+  if (width.back() <= room) return;
+  width.back() = room;
+  const FitName fit = t.columns.back().fit ? t.columns.back().fit : fit_columns;
+  for (auto& line : cells) line.back() = fit(line.back(), room);
+}
+
 std::string render_text(const Table& t) {
   std::vector<size_t> width(t.columns.size());
   for (size_t c = 0; c < t.columns.size(); ++c) width[c] = printable(t.columns[c].name).size();
@@ -54,6 +103,7 @@ std::string render_text(const Table& t) {
     }
     cells.push_back(std::move(line));
   }
+  fit_last_column(t, width, cells);
   auto emit = [&](const std::vector<std::string>& line, std::string& out) {
     for (size_t c = 0; c < line.size(); ++c) {
       if (c > 0) out += "  ";

@@ -30,9 +30,13 @@ Cell number_cell(double value, int decimals, bool grouped = false);
 
 enum class Align { kLeft, kRight };
 
+// How a name wider than the room a terminal leaves it is cut to `columns`.
+using FitName = std::string (*)(const std::string& text, size_t columns);
+
 struct Column {
   std::string name;
   Align align = Align::kRight;
+  FitName fit = nullptr;  // nullptr: fit_columns, cut at the end
 };
 
 struct Table {
@@ -42,5 +46,22 @@ struct Table {
 };
 
 std::string render(const Table& table, Format format);
+
+// The width text tables fit in, in columns; 0 = no limit. When a table is
+// wider, the cells of its last column (the names: functions, kernels,
+// ranges) are cut to fit and end in "…", keeping at least
+// kMinNameColumns of them. CSV and JSON are never cut. The CLI sets it once
+// (the terminal's width, COLUMNS, or 0 with --wide or when stdout is not a
+// terminal); every text table reads it, so all of them behave alike.
+inline constexpr size_t kMinNameColumns = 24;
+void set_text_width(size_t columns);
+size_t text_width();
+
+// Columns a string takes on a terminal, counting each UTF-8 sequence as one.
+size_t display_columns(const std::string& text);
+
+// `text` cut to at most `columns` columns, ending in "…" when cut; never
+// splits a UTF-8 sequence.
+std::string fit_columns(const std::string& text, size_t columns);
 
 }  // namespace strata::report

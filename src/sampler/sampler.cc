@@ -389,9 +389,9 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
   attr.clockid = CLOCK_MONOTONIC;
   attr.build_id = o.mmap_build_id ? 1 : 0;
   // Wake the poller when half the ring is full (the kernel's own default, and
-  // perf record's): at 1 kHz with 16 KiB stacks one busy thread writes
-  // ~16 MB/s, so a 512 KiB ring fills in ~30 ms and the poller, woken at
-  // ~16 ms, has as long again before anything is lost. Each wakeup preempts
+  // perf record's): at the CLI's 4 kHz with 16 KiB stacks one busy thread
+  // writes ~64 MB/s, so a 512 KiB ring fills in ~8 ms and the poller, woken
+  // at ~4 ms, has as long again before anything is lost (-m makes it larger). Each wakeup preempts
   // a thread of the target on a busy machine: fewer is cheaper.
   attr.watermark = 1;
   attr.wakeup_watermark = static_cast<uint32_t>(std::max<uint64_t>(ring_bytes / 2, 4096));
@@ -709,8 +709,9 @@ void sort_by_time(RawProfile& profile) {
 
 void note_losses(RawProfile& profile) {
   if (profile.counters.lost_samples > 0) {
-    profile.notes.push_back(std::to_string(profile.counters.lost_samples) +
-                            " samples lost (ring buffers full); try a larger ring or a lower rate");
+    profile.notes.push_back(
+        std::to_string(profile.counters.lost_samples) +
+        " samples lost (ring buffers full); try a larger ring (-m) or a lower rate (-F)");
   }
   if (profile.counters.throttle_events > 0) {
     profile.notes.push_back("the kernel throttled sampling " +

@@ -64,7 +64,8 @@ inline constexpr uint64_t kDwarfRegsMask =
 struct SamplerOptions {
   StackMode mode = StackMode::kDwarf;
   // Samples per second of CPU time of each thread. cpu-clock is an hrtimer
-  // event, so the period is opened as 1e9 / frequency_hz ns.
+  // event, so the period is opened as 1e9 / frequency_hz ns. The CLI's
+  // default is 4 kHz (cli/cpu_sampling.h); this one is the library's.
   uint32_t frequency_hz = 1000;
   // Bytes of user stack copied per sample (dwarf mode). Multiple of 8, at most
   // 65528 (the record size is a u16). 16 KiB covers ~100 typical C++ frames
@@ -213,7 +214,7 @@ struct SampleAccount {
   uint64_t recorded = 0;
   uint64_t lost = 0;
   uint64_t throttled = 0;
-  uint64_t skipped = 0;  // asked minus the others (0 if they exceed it: timer slack)
+  uint64_t skipped = 0;     // asked minus the others (0 if they exceed it: timer slack)
   double effective_hz = 0;  // recorded samples per second of on-CPU time
 };
 SampleAccount account_samples(const RawProfile& profile);

@@ -28,7 +28,7 @@ Profile named(const std::vector<std::string>& names) {
 
 std::vector<std::string> kept(const Profile& p, const std::string& filter) {
   CpuTableOptions o;
-  o.sort = CpuSort::kName;
+  o.sort = {CpuSort::kName};
   o.filter = filter;
   auto t = cpu_function_table(p, o);
   EXPECT_TRUE(t.ok()) << t.error().message;

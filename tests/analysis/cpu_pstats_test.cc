@@ -202,7 +202,7 @@ TEST(CpuPstats, SortsByEachKeyWithTiesByName) {
   Profile p = four_functions();
   auto by = [&](CpuSort s) {
     CpuTableOptions o;
-    o.sort = s;
+    o.sort = {s};
     return labels(*cpu_function_table(p, o));
   };
   using V = std::vector<std::string>;
@@ -218,7 +218,7 @@ TEST(CpuPstats, SortsByEachKeyWithTiesByName) {
 
 TEST(CpuPstats, FilterThenLimit) {
   CpuTableOptions o;
-  o.sort = CpuSort::kName;
+  o.sort = {CpuSort::kName};
   o.filter = "(alpha|charlie|delta)\\)$";
   o.limit = 2;
   auto t = cpu_function_table(four_functions(), o);
@@ -236,11 +236,42 @@ TEST(CpuPstats, InvalidFilterIsAnErrorNamingIt) {
   EXPECT_NE(t.error().message.find("--filter regex '(unclosed'"), std::string::npos);
 }
 
-TEST(CpuPstats, ParsesSortNames) {
-  EXPECT_EQ(*parse_cpu_sort("tottime"), CpuSort::kTottime);
-  EXPECT_EQ(*parse_cpu_sort("samples"), CpuSort::kSamples);
-  EXPECT_FALSE(parse_cpu_sort("percall"));
-  EXPECT_EQ(sort_description(CpuSort::kCumtime), "cumulative time");
+// pstats sorts by each key in turn: name and file ascending, counts and
+// times descending; "nfl" is name, then file, then line.
+TEST(CpuPstats, SortsBySeveralKeysInTurn) {
+  Profile p;
+  auto at = [&](const char* name, const char* file, int line) {
+    Frame f;
+    f.function = name;
+    f.file = file;
+    f.line = line;
+    return p.frames.intern(f);
+  };
+  FrameId b_file2 = at("beta", "b.py", 9);
+  FrameId b_file1 = at("beta", "a.py", 20);
+  FrameId a_file2 = at("alpha", "b.py", 3);
+  FrameId b_file1_early = at("beta", "a.py", 4);
+  auto sample = [&](FrameId f, int n) {
+    for (int i = 0; i < n; ++i) p.samples.push_back({1, 1, i * kMs, kMs, {f}});
+  };
+  sample(b_file2, 2);
+  sample(b_file1, 2);
+  sample(a_file2, 1);
+  sample(b_file1_early, 3);
+  auto by = [&](const char* keys) {
+    CpuTableOptions o;
+    o.sort = *parse_cpu_sort(keys);
+    return labels(*cpu_function_table(p, o));
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(by("nfl"), (V{"b.py:3(alpha)", "a.py:4(beta)", "a.py:20(beta)", "b.py:9(beta)"}));
+  EXPECT_EQ(by("file,time"), (V{"a.py:4(beta)", "a.py:20(beta)", "b.py:9(beta)", "b.py:3(alpha)"}));
+  EXPECT_EQ(by("name,calls"),
+            (V{"b.py:3(alpha)", "a.py:4(beta)", "a.py:20(beta)", "b.py:9(beta)"}));
+  EXPECT_EQ(by("line"), (V{"b.py:3(alpha)", "a.py:4(beta)", "b.py:9(beta)", "a.py:20(beta)"}));
+  // stdname compares the labels as text: "a.py:20" before "a.py:4".
+  EXPECT_EQ(by("stdname"), (V{"a.py:20(beta)", "a.py:4(beta)", "b.py:3(alpha)", "b.py:9(beta)"}));
+  EXPECT_EQ(by("pcalls"), by("calls"));  // sampled: every sample is a primitive call
 }
 
 Profile two_threads() {

@@ -22,15 +22,15 @@ TEST(ExportRegistry, NamesAreUniqueAndFindable) {
     EXPECT_EQ(e.from_profile != nullptr, e.input == ExportInput::kCpuProfile) << e.name;
     EXPECT_EQ(e.from_timeline != nullptr, e.input == ExportInput::kGpuTimeline) << e.name;
   }
-  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.size(), 5u);
   EXPECT_EQ(find_export("xml"), nullptr);
   EXPECT_EQ(find_export(""), nullptr);
   EXPECT_EQ(find_export("Chrome"), nullptr);
 }
 
 TEST(ExportRegistry, ListsAreTheCliText) {
-  EXPECT_EQ(export_names(), "speedscope, folded, svg or chrome");
-  EXPECT_EQ(format_flag_help(), "speedscope, folded, svg (CPU profile) or chrome");
+  EXPECT_EQ(export_names(), "speedscope, folded, svg, pstats or chrome");
+  EXPECT_EQ(format_flag_help(), "speedscope, folded, svg, pstats (CPU profile) or chrome");
 }
 
 TEST(ExportRegistry, RunnersWriteTheirFormat) {
@@ -44,6 +44,10 @@ TEST(ExportRegistry, RunnersWriteTheirFormat) {
   auto folded = find_export("folded")->from_profile(profile, context);
   EXPECT_EQ(folded.text.find('{'), std::string::npos);
   EXPECT_NE(folded.text.find(';'), std::string::npos);
+  auto pstats = find_export("pstats")->from_profile(profile, context);
+  ASSERT_FALSE(pstats.text.empty());
+  EXPECT_EQ(pstats.text.front(), '{');  // marshal's dict; tests/export/pstats_roundtrip.py reads it
+  EXPECT_EQ(pstats.text.back(), '0');
 
   GpuTimeline timeline;
   TimelineGpuOp op;  // a kernel without a launch call: one note

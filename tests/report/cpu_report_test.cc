@@ -82,14 +82,13 @@ TEST(CpuReport, InstrumentedTableIsPstatsLayout) {
 
 TEST(CpuReport, SampledHeaderSaysNcallsAreSamples) {
   analysis::CpuTableOptions o;
-  o.sort = analysis::CpuSort::kTottime;
+  o.sort = {analysis::CpuSort::kTottime};
   o.limit = 1;
   EXPECT_EQ(report(sampled(), Format::kTable, o),
             "         4 samples in 0.004 seconds (perf_event sampling at 1000 Hz)\n"
-            "   1 lost, 0 throttles\n"
+            "   1 lost, 0 throttles, effective rate 800 Hz of CPU time\n"
             "   wall 0.010 s, CPU 0.005 s, 1 thread, 1 process\n"
-            "   ncalls = samples with the function as leaf (sampling mode: times are estimates = "
-            "samples x period; percall is per sample)\n"
+            "   sampled: ncalls = leaf samples, times = samples x period, percall per sample\n"
             "\n"
             "   Ordered by: internal time\n"
             "   List reduced from 2 to 1 due to restriction <1>\n"

@@ -1,0 +1,1 @@
+$STRATA cpu --instrument -o "$SCRATCH/t.sqlite" -- /bin/true; echo "status $?"; ls "$SCRATCH"

@@ -1,0 +1,1 @@
+$STRATA cpu -m 100 -o "$SCRATCH/t.sqlite" -- /bin/true

@@ -1,0 +1,1 @@
+$STRATA cpu -m 2G -o "$SCRATCH/t.sqlite" -- /bin/true

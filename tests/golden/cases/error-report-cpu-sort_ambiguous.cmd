@@ -1,0 +1,1 @@
+$STRATA report cpu-cpu_hotspot-slow/trace.sqlite --sort c

@@ -1,0 +1,1 @@
+$STRATA report cpu-cpu_hotspot-slow/trace.sqlite cpu-cpu_hotspot-slow/trace.sqlite --limit 6
