@@ -15,10 +15,13 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/cpp_names.h"
+#include "analysis/cpu_pstats.h"
 #include "analysis/random_profile.h"
 #include "export/chrome_trace.h"
 #include "export/flamegraph_svg.h"
 #include "export/folded.h"
+#include "export/pstats_file.h"
 #include "export/speedscope.h"
 #include "random_timeline.h"
 
@@ -161,6 +164,141 @@ TEST(ExportFuzz, Folded) {
       }
       EXPECT_EQ(sum, wanted);
     }
+  }
+}
+
+// A reader of exactly the marshal subset pstats_file writes: it walks the
+// whole stats dict and counts its entries, failing on anything else.
+class MarshalWalk {
+ public:
+  explicit MarshalWalk(const std::string& bytes) : b_(bytes) {}
+  // The number of functions in the stats dict, or -1 when malformed.
+  long stats_entries() {
+    long n = 0;
+    if (!take('{')) return -1;
+    while (pos_ < b_.size() && b_[pos_] != '0') {
+      if (!key() || !take('(') || u32() != 5) return -1;
+      for (int i = 0; i < 2; ++i) {
+        if (!integer()) return -1;
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (!real()) return -1;
+      }
+      if (!take('{')) return -1;
+      while (pos_ < b_.size() && b_[pos_] != '0') {
+        if (!key() || !take('(') || u32() != 4 || !integer() || !integer() || !real() || !real()) {
+          return -1;
+        }
+      }
+      if (!take('0')) return -1;
+      ++n;
+    }
+    return take('0') && pos_ == b_.size() ? n : -1;
+  }
+
+ private:
+  bool take(char c) {
+    if (pos_ >= b_.size() || b_[pos_] != c) return false;
+    ++pos_;
+    return true;
+  }
+  int64_t u32() {
+    if (pos_ + 4 > b_.size()) return -1;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+      v |= static_cast<uint32_t>(static_cast<uint8_t>(b_[pos_ + i])) << (8 * i);
+    pos_ += 4;
+    return v;
+  }
+  bool integer() {
+    if (take('i')) return u32() >= 0;
+    if (!take('l')) return false;
+    int64_t digits = u32();
+    if (digits < 0 || pos_ + 2 * static_cast<size_t>(digits) > b_.size()) return false;
+    pos_ += 2 * static_cast<size_t>(digits);
+    return true;
+  }
+  bool real() {
+    if (!take('g') || pos_ + 8 > b_.size()) return false;
+    pos_ += 8;
+    return true;
+  }
+  bool text() {
+    if (!take('u')) return false;
+    int64_t n = u32();
+    if (n < 0 || pos_ + static_cast<size_t>(n) > b_.size()) return false;
+    valid_utf8_ &= is_utf8(std::string_view(b_).substr(pos_, static_cast<size_t>(n)));
+    pos_ += static_cast<size_t>(n);
+    return true;
+  }
+  bool key() { return take('(') && u32() == 3 && text() && integer() && text(); }
+  // Well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
+  static bool is_utf8(std::string_view s) {
+    for (size_t i = 0; i < s.size();) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      const size_t len = c < 0x80                ? 1
+                         : c >= 0xc2 && c < 0xe0 ? 2
+                         : c >= 0xe0 && c < 0xf0 ? 3
+                         : c >= 0xf0 && c < 0xf5 ? 4
+                                                 : 0;
+      if (len == 0 || i + len > s.size()) return false;
+      uint32_t cp = len == 1 ? c : c & (0xff >> (len + 1));
+      for (size_t k = 1; k < len; ++k) {
+        const auto d = static_cast<unsigned char>(s[i + k]);
+        if ((d & 0xc0) != 0x80) return false;
+        cp = (cp << 6) | (d & 0x3f);
+      }
+      const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+      if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+      i += len;
+    }
+    return true;
+  }
+
+ public:
+  bool valid_utf8_ = true;
+
+ private:
+  const std::string& b_;
+  size_t pos_ = 0;
+};
+
+// Hostile names (random_name: control bytes, invalid UTF-8, '<' and ',')
+// through the pstats file: one well-formed entry per function, valid UTF-8
+// strings (what CPython's marshal requires of its 'u' strings).
+TEST(ExportFuzz, PstatsFile) {
+  for (uint64_t seed = 0; seed < kProfileSeeds; ++seed) {
+    SCOPED_TRACE(seed);
+    Rng r(seed);
+    analysis::Profile p = random_profile(r);
+    std::string bytes = pstats_file(p);
+    MarshalWalk walk(bytes);
+    EXPECT_EQ(walk.stats_entries(),
+              static_cast<long>(analysis::cpu_function_table(p, {})->rows.size()));
+    EXPECT_TRUE(walk.valid_utf8_);
+  }
+}
+
+// The name shortener on hostile names: no crash, and the profile keeps its
+// samples and call events, each frame id within the new table.
+TEST(ExportFuzz, ShortNames) {
+  for (uint64_t seed = 0; seed < kProfileSeeds; ++seed) {
+    SCOPED_TRACE(seed);
+    Rng r(seed);
+    analysis::Profile p = random_profile(r);
+    analysis::Profile s = analysis::with_short_names(p);
+    ASSERT_EQ(s.samples.size(), p.samples.size());
+    ASSERT_LE(s.frames.size(), p.frames.size());
+    for (size_t i = 0; i < p.samples.size(); ++i) {
+      ASSERT_EQ(s.samples[i].stack.size(), p.samples[i].stack.size());
+      for (size_t k = 0; k < p.samples[i].stack.size(); ++k) {
+        if (p.samples[i].stack[k] < p.frames.size()) {
+          EXPECT_LT(s.samples[i].stack[k], s.frames.size());
+        }
+      }
+    }
+    for (int i = 0; i < 50; ++i)
+      analysis::short_cpp_name("std::" + analysis::testing::random_name(r));
   }
 }
 
