@@ -116,6 +116,9 @@ struct Function {
   int line = 0;
   std::string module;  // basename; part of the key only when file is empty
   std::string label;   // pstats' "filename:lineno(function)"
+
+  // The file pstats names it by: the source file, else the module.
+  const std::string& file_or_module() const { return file.empty() ? module : file; }
 };
 
 // Frames mapped onto functions: of_frame[frame id] indexes functions.

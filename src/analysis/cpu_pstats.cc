@@ -144,8 +144,7 @@ int compare_by(const CpuRow& a, const CpuRow& b, CpuSort key, bool sampled,
     case CpuSort::kCumtime:
       return descending(a.cumtime_s, b.cumtime_s);
     case CpuSort::kFile:
-      return ascending(fa.file.empty() ? fa.module : fa.file,
-                       fb.file.empty() ? fb.module : fb.file);
+      return ascending(fa.file_or_module(), fb.file_or_module());
     case CpuSort::kLine:
       return ascending(fa.line, fb.line);
     case CpuSort::kName:

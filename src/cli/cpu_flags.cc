@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "analysis/cpp_names.h"
@@ -59,8 +60,9 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
                  "strata: --callers, --callees and --threads are separate views: give one\n");
     return kExitUsage;
   }
-  const analysis::Profile profile =
-      flags.full_names ? recorded : analysis::with_short_names(recorded);
+  std::optional<analysis::Profile> shortened;
+  if (!flags.full_names) shortened = analysis::with_short_names(recorded);
+  const analysis::Profile& profile = shortened ? *shortened : recorded;
   analysis::CpuTableOptions options;
   options.sort = *sort;
   options.limit = static_cast<size_t>(flags.limit);

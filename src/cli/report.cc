@@ -172,18 +172,21 @@ int run_report(const ReportOptions& given) {
   return kExitOk;
 }
 
-// True when FILE is a CPU profile without a GPU timeline (a `strata cpu`
-// trace): several of those merge, where other traces are ranks of one job.
-Result<bool> is_cpu_only_trace(const std::string& file) {
+// FILE's CPU profile when it is a `strata cpu` trace (a CPU profile and no
+// GPU timeline): several of those merge, where other traces are ranks of one
+// job. nullopt for any other trace.
+Result<std::optional<analysis::Profile>> cpu_only_profile(const std::string& file) {
   STRATA_ASSIGN_OR_RETURN(auto reader, store::TraceReader::open(file));
   STRATA_ASSIGN_OR_RETURN(bool cuda, store::cuda_data_present(reader));
-  if (cuda) return false;
-  STRATA_ASSIGN_OR_RETURN(auto cpu, store::read_cpu_profile(reader));
-  return cpu.has_value();
+  if (cuda) return std::optional<analysis::Profile>();
+  STRATA_ASSIGN_OR_RETURN(auto rows, store::read_cpu_profile(reader));
+  if (!rows) return std::optional<analysis::Profile>();
+  return std::optional<analysis::Profile>(analysis::from_rows(*rows));
 }
 
-// Several `strata cpu` traces as one profile, as pstats.Stats(a, b) adds them.
-int run_merged_cpu_report(const ReportOptions& opt) {
+// Several `strata cpu` traces as one profile, as pstats.Stats(a, b) adds
+// them; `first` is the first file's, already read.
+int run_merged_cpu_report(const ReportOptions& opt, analysis::Profile first) {
   if (!opt.reports.empty()) {
     return print_usage_error("--report names GPU or rank reports; CPU profiles have none");
   }
@@ -191,7 +194,9 @@ int run_merged_cpu_report(const ReportOptions& opt) {
     return analysis::is_sampled(p.mode) ? "a sampled profile" : "an --instrument profile";
   };
   std::vector<analysis::Profile> profiles;
-  for (const auto& file : opt.files) {
+  profiles.push_back(std::move(first));
+  for (size_t i = 1; i < opt.files.size(); ++i) {
+    const std::string& file = opt.files[i];
     auto reader = store::TraceReader::open(file);
     if (!reader) return print_usage_error(reader.error().message);
     auto rows = store::read_cpu_profile(*reader);
@@ -212,9 +217,9 @@ int run_merged_cpu_report(const ReportOptions& opt) {
 }
 
 int run_multi_report(const ReportOptions& opt) {
-  auto cpu_only = is_cpu_only_trace(opt.files.front());
-  if (!cpu_only) return print_usage_error(cpu_only.error().message);
-  if (*cpu_only) return run_merged_cpu_report(opt);
+  auto first_cpu = cpu_only_profile(opt.files.front());
+  if (!first_cpu) return print_usage_error(first_cpu.error().message);
+  if (*first_cpu) return run_merged_cpu_report(opt, std::move(**first_cpu));
   std::vector<const report::ReportEntry*> entries;
   for (const auto& name : opt.reports) {
     const auto* entry = report::find_report(name, report::ReportInput::kRanks);

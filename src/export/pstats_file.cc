@@ -101,7 +101,7 @@ void function_key(Marshal& m, const analysis::Function& f) {
     m.text("<" + f.name + ">");
     return;
   }
-  m.text(f.file.empty() ? f.module : f.file);
+  m.text(f.file_or_module());
   m.integer(static_cast<uint64_t>(f.line > 0 ? f.line : 0));
   m.text(f.name);
 }

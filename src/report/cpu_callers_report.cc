@@ -33,7 +33,7 @@ std::map<uint32_t, std::vector<Link>> links_by_function(const analysis::CpuTable
   }
   auto key = [&](uint32_t f) {
     const Function& fn = t.functions[f];
-    return std::tie(fn.file.empty() ? fn.module : fn.file, fn.line, fn.name);
+    return std::tie(fn.file_or_module(), fn.line, fn.name);
   };
   for (auto& [f, links] : out) {
     std::sort(links.begin(), links.end(),

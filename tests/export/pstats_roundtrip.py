@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 strata, trace, scratch = sys.argv[1:4]
+os.makedirs(scratch, exist_ok=True)  # one per test: the tests run in parallel
 out = os.path.join(scratch, "roundtrip.prof")
 subprocess.run([strata, "export", "--format", "pstats", "--force", "-o", out, trace], check=True)
 
