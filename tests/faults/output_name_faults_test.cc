@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
 #include "faults/fault_harness.h"
@@ -85,10 +86,17 @@ TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
   const std::string user_file = "notes.strata-1-0badf00d";  // not a dot file: not strata's
   write_file(dir.path() / user_file, "the user's");
 
-  // A live run, with its temporary in the directory while its target sleeps.
-  Strata live = Strata::start(
-      {{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "live.sqlite", "--", "sleep", "1.5"},
-       dir.path()});
+  // A live run, with its temporary in the directory while its target waits
+  // for a file this test makes last. (A fixed sleep raced: under ASan on a
+  // loaded CI machine the run ended, and renamed its temporary, before the
+  // second run had looked.)
+  struct ReleaseOnExit {  // so an early ASSERT return leaves no run waiting
+    fs::path go;
+    ~ReleaseOnExit() { std::ofstream{go}; }
+  } release{dir.path() / "go"};
+  Strata live = Strata::start({{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "live.sqlite",
+                                "--", "sh", "-c", "while [ ! -e go ]; do sleep 0.02; done"},
+                               dir.path()});
   auto deadline = std::chrono::steady_clock::now() + milliseconds(10'000);
   std::string live_temp;
   while (live_temp.empty() && std::chrono::steady_clock::now() < deadline) {
@@ -114,6 +122,7 @@ TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
       << "a live run's temporary was removed";
   EXPECT_TRUE(fs::exists(dir.path() / user_file)) << "a file strata did not make was removed";
 
+  write_file(release.go, "");
   Finished f = live.wait();
   EXPECT_TRUE(f.exited && f.code == 0) << f.describe() << f.err;
   EXPECT_TRUE(store::TraceReader::open((dir.path() / "live.sqlite").string()));
