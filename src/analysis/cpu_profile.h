@@ -29,6 +29,10 @@ struct Frame {
   std::string module;    // ELF path or "[perf-map]"
   uint64_t module_offset = 0;
   bool inlined = false;  // an inline frame synthesized from DWARF, not a real return address
+  // cProfile's name for a C function that Python code calls, without its
+  // braces ("built-in method builtins.sorted", "method 'join' of 'str'
+  // objects"); "" for every other frame. See analysis/python_view.h.
+  std::string python_name = {};
 
   friend bool operator==(const Frame&, const Frame&) = default;
 };
@@ -43,7 +47,7 @@ class FrameTable {
   const std::vector<Frame>& frames() const { return frames_; }
 
  private:
-  using Key = std::tuple<std::string, std::string, int, std::string, uint64_t, bool>;
+  using Key = std::tuple<std::string, std::string, int, std::string, uint64_t, bool, std::string>;
   std::vector<Frame> frames_;
   std::map<Key, FrameId> index_;
 };

@@ -35,7 +35,6 @@ struct CpuOptions {
   SamplingFlags sampling;
   std::optional<std::string> output;
   bool force = false;
-  bool native = false;
   bool instrument = false;
   CpuReportFlags report;
   std::vector<std::string> command;
@@ -108,7 +107,7 @@ int run_cpu(const CpuOptions& opt) {
   trace->info.exit_status = raw.exit_status;
   trace->info.signal = raw.signal;
   print_sampling_notes(raw);
-  BuiltProfile built = build_sampled_profile(*run, !opt.native, opt.sampling.stack_bytes);
+  BuiltProfile built = build_sampled_profile(*run, opt.sampling.stack_bytes);
 
   Status written = write_run_and_commit(*trace, [&]() -> Status {
     STRATA_TRY(write_sample_account(trace->writer, raw));
@@ -133,9 +132,6 @@ VerbRunner add_cpu(CLI::App& app) {
   add_sampling_flags(sub, opt->sampling);
   sub->add_option("-o,--output", opt->output, "Trace file (default: strata-cpuN.sqlite)");
   sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
-  sub->add_flag("--native", opt->native,
-                "Python targets: keep the interpreter's frames (default: Python functions "
-                "get the interpreter time spent on them, as in cProfile)");
   sub->add_flag("--instrument", opt->instrument,
                 "Exact call counts (ncalls 3/1) from a program built with -finstrument-functions "
                 "and linked with strata::instrument");

@@ -8,6 +8,7 @@
 #include "analysis/cpp_names.h"
 #include "analysis/cpu_callers.h"
 #include "analysis/cpu_pstats.h"
+#include "analysis/python_view.h"
 #include "cli/verbs.h"
 #include "report/cpu_callers_report.h"
 #include "report/cpu_report.h"
@@ -40,8 +41,19 @@ void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
   sub->add_flag("--full-names", flags.full_names,
                 "C++ names as demangled (default: std::string for std::__cxx11::basic_string<char, "
                 "...>, no default template arguments)");
+  sub->add_flag("--native", flags.native,
+                "Python programs: the mixed stacks, interpreter frames and all, as py-spy "
+                "--native shows them (default: Python functions and the builtins they call, "
+                "as cProfile shows them)");
   sub->add_option("--format", flags.format, "Report format: table, csv or json")
       ->capture_default_str();
+}
+
+analysis::Profile shown_profile(const analysis::Profile& recorded, bool native, bool full_names) {
+  std::optional<analysis::Profile> python;
+  if (!native) python = analysis::python_view(recorded);
+  const analysis::Profile& viewed = python ? *python : recorded;
+  return full_names ? viewed : analysis::with_short_names(viewed);
 }
 
 int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& flags) {
@@ -60,9 +72,7 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
                  "strata: --callers, --callees and --threads are separate views: give one\n");
     return kExitUsage;
   }
-  std::optional<analysis::Profile> shortened;
-  if (!flags.full_names) shortened = analysis::with_short_names(recorded);
-  const analysis::Profile& profile = shortened ? *shortened : recorded;
+  const analysis::Profile profile = shown_profile(recorded, flags.native, flags.full_names);
   analysis::CpuTableOptions options;
   options.sort = *sort;
   options.limit = static_cast<size_t>(flags.limit);

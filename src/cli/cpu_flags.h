@@ -21,10 +21,16 @@ struct CpuReportFlags {
   bool callers = false;     // pstats' print_callers instead of the function table
   bool callees = false;     // pstats' print_callees
   bool full_names = false;  // C++ names as demangled, default template arguments and all
+  bool native = false;      // Python programs: the mixed stacks, interpreter frames and all
   std::string format = "table";
 };
 
 void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags);
+
+// The profile as the reports show it: the Python view of a Python program
+// unless `native` (analysis/python_view.h), C++ names shortened unless
+// `full_names`. The exports make the same one.
+analysis::Profile shown_profile(const analysis::Profile& recorded, bool native, bool full_names);
 
 // Prints the pstats-style report to stdout; returns the exit status (2 for a
 // bad --sort/--filter/--format, with a one-line message).

@@ -166,10 +166,8 @@ void print_sampling_notes(const sampler::RawProfile& raw) {
   }
 }
 
-BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks,
-                                   uint32_t stack_bytes) {
+BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) {
   import::BuildOptions build;
-  build.python_stacks = python_stacks;
   if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
   BuiltProfile built = import::build_profile(run.raw, build);
   if (built.counters.unwind_truncated > 0) {

@@ -63,7 +63,7 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
 void print_sampling_notes(const sampler::RawProfile& raw);
 
 // Unwinds and symbolizes; warns when stacks were cut by the copy size.
-BuiltProfile build_sampled_profile(const SampledRun& run, bool python_stacks, uint32_t stack_bytes);
+BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes);
 
 // The profile's rows and its unwind counters into the (uncommitted) trace.
 Status write_sampled_profile(store::TraceWriter& writer, const BuiltProfile& built);

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/cpp_names.h"
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/torch_op_profile.h"
+#include "cli/cpu_flags.h"
 #include "cli/verbs.h"
 #include "common/atomic_file.h"
 #include "common/build_info.h"
@@ -32,6 +32,7 @@ struct ExportOptions {
   std::string output;
   bool force = false;
   bool full_names = false;
+  bool native = false;
 };
 
 // --- the verb -----------------------------------------------------------------
@@ -93,8 +94,8 @@ int export_cpu_profile(const ExportOptions& opt, std::optional<AtomicFile>& file
   auto rows = store::read_cpu_profile(reader);
   if (!rows) return print_usage_error(rows.error().message);
   if (rows->has_value()) {
-    analysis::Profile profile = analysis::from_rows(**rows);
-    if (!opt.full_names) profile = analysis::with_short_names(profile);
+    analysis::Profile profile =
+        shown_profile(analysis::from_rows(**rows), opt.native, opt.full_names);
     return finish(file, entry.from_profile(profile, context));
   }
   // No CPU profile: a trace of a PyTorch program exports its op tree, each
@@ -165,6 +166,9 @@ VerbRunner add_export(CLI::App& app) {
   sub->add_flag("--force", opt->force, "Overwrite the output file if it exists");
   sub->add_flag("--full-names", opt->full_names,
                 "CPU profiles: C++ names as demangled, default template arguments and all");
+  sub->add_flag("--native", opt->native,
+                "CPU profiles of Python programs: the mixed stacks, interpreter frames and all "
+                "(default: Python functions and the builtins they call)");
   return [opt] { return run_export(*opt); };
 }
 

@@ -77,7 +77,7 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
   run.exit_status = sampled->raw.exit_status;
   run.signal = sampled->raw.signal;
   print_sampling_notes(sampled->raw);
-  run.cpu = build_sampled_profile(*sampled, /*python_stacks=*/true, sampling->stack_bytes);
+  run.cpu = build_sampled_profile(*sampled, sampling->stack_bytes);
   return run;
 }
 
@@ -121,7 +121,8 @@ int run_trace(const TraceOptions& opt) {
     } else if (layer == "torch") {
       torch = true;
     } else {
-      std::fprintf(stderr, "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu, torch)\n",
+      std::fprintf(stderr,
+                   "strata: --trace '%s': unknown layer (supported: cuda, nvtx, cpu, torch)\n",
                    printable(layer).c_str());
       return kExitUsage;
     }
@@ -191,7 +192,8 @@ int run_trace(const TraceOptions& opt) {
     if (auto hook = find_torch_hook()) {
       set_torch_env(*hook, *run_dir, TorchHookOptions{opt.record_shapes, opt.with_stack});
     } else {
-      std::fprintf(stderr, "strata: PyTorch ops are not recorded: %s\n", hook.error().message.c_str());
+      std::fprintf(stderr, "strata: PyTorch ops are not recorded: %s\n",
+                   hook.error().message.c_str());
     }
   }
 
@@ -211,7 +213,8 @@ int run_trace(const TraceOptions& opt) {
   if (!ingested) return kExitFailed;
   const std::vector<std::string>& spools = ingested->spools;
   if (spools.empty() && ingested->torch_ops > 0) {
-    std::fprintf(stderr, "strata: no CUDA activity was recorded (the PyTorch program made no CUDA call)\n");
+    std::fprintf(stderr,
+                 "strata: no CUDA activity was recorded (the PyTorch program made no CUDA call)\n");
   } else if (spools.empty()) {
     std::fprintf(stderr,
                  "strata: no CUDA activity was recorded (the program made no CUDA call, or its "

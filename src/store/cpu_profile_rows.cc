@@ -40,7 +40,7 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       sql::Statement::prepare(
           db,
           "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
-          "line, inlined) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+          "line, inlined, python_name_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
           "strata_cpu_frames"));
   STRATA_ASSIGN_OR_RETURN(
       sql::Statement stack,
@@ -109,6 +109,11 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       frame.bind(6, file);
     frame.bind(7, int64_t{f.line});
     frame.bind(8, int64_t{f.inlined ? 1 : 0});
+    STRATA_ASSIGN_OR_RETURN(int64_t python_name, optional_string(writer, f.python_name));
+    if (python_name < 0)
+      frame.bind_null(9);
+    else
+      frame.bind(9, python_name);
     STRATA_TRY(step(frame, "strata_cpu_frames"));
   }
   for (size_t i = 0; i < rows.stacks.size(); ++i) {
@@ -183,16 +188,22 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (count.column_int(0) == 0) return std::optional<CpuProfileRows>{};
 
   CpuProfileRows rows;
+  // Traces written before python_name_id existed have no such column.
+  STRATA_ASSIGN_OR_RETURN(bool has_python_names,
+                          sql::column_exists(db, "strata_cpu_frames", "python_name_id", name));
   STRATA_ASSIGN_OR_RETURN(
       sql::Statement frames,
       sql::Statement::prepare(
           db,
-          "SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, mp.value "
-          "FROM strata_cpu_frames f "
-          "LEFT JOIN StringIds fn ON fn.id = f.function_id "
-          "LEFT JOIN StringIds fl ON fl.id = f.file_id "
-          "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
-          "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
+          std::string("SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, "
+                      "mp.value, ") +
+              (has_python_names ? "pn.value " : "NULL ") +
+              "FROM strata_cpu_frames f "
+              "LEFT JOIN StringIds fn ON fn.id = f.function_id "
+              "LEFT JOIN StringIds fl ON fl.id = f.file_id " +
+              (has_python_names ? "LEFT JOIN StringIds pn ON pn.id = f.python_name_id " : "") +
+              "LEFT JOIN strata_cpu_mappings m ON m.id = f.mapping_id "
+              "LEFT JOIN StringIds mp ON mp.id = m.path_id ORDER BY f.id",
           where + "strata_cpu_frames"));
   int rc;
   while ((rc = frames.step()) == SQLITE_ROW) {
@@ -208,6 +219,7 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     f.line = static_cast<int>(frames.column_int(5));
     f.inlined = frames.column_int(6) != 0;
     f.module = frames.column_text(7);
+    f.python_name = frames.column_text(8);
     rows.frames.push_back(std::move(f));
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_frames");

@@ -23,6 +23,7 @@ struct CpuFrameRow {
   uint64_t module_offset = 0;
   bool inlined = false;
   std::string kind = "native";  // native or python
+  std::string python_name = {};  // cProfile's name of a C function Python calls; "" otherwise
 };
 
 struct CpuSampleRow {

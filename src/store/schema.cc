@@ -330,7 +330,8 @@ constexpr std::array<std::string_view, 17> kStrataTables = {
     function_id       INTEGER,              -- REFERENCES StringIds(id) -- demangled name
     file_id           INTEGER,              -- REFERENCES StringIds(id) -- source file
     line              INTEGER,
-    inlined           INTEGER   NOT NULL   DEFAULT 0   -- 1 for a frame inlined into the next one
+    inlined           INTEGER   NOT NULL   DEFAULT 0,  -- 1 for a frame inlined into the next one
+    python_name_id    INTEGER               -- REFERENCES StringIds(id) -- cProfile's name of a C function Python calls
 );)sql",
     // Executable mappings of the sampled processes, for symbolization.
     R"sql(CREATE TABLE strata_cpu_mappings (

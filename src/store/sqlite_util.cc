@@ -82,6 +82,19 @@ Result<bool> table_exists(sqlite3* db, std::string_view table, std::string_view 
   return error(db, fmt::format("{}: reading sqlite_master", what));
 }
 
+Result<bool> column_exists(sqlite3* db, std::string_view table, std::string_view column,
+                           std::string_view what) {
+  STRATA_ASSIGN_OR_RETURN(
+      auto stmt, Statement::prepare(
+                     db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ? COLLATE NOCASE", what));
+  stmt.bind(1, table);
+  stmt.bind(2, column);
+  int rc = stmt.step();
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return error(db, fmt::format("{}: reading the columns of {}", what, table));
+}
+
 Error error_code(int code, std::string_view what) {
   return make_error(fmt::format("{}: {}", what, sqlite3_errstr(code)));
 }

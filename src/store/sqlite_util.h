@@ -68,6 +68,10 @@ Error error(sqlite3* db, std::string_view what);
 // Whether the database has a table of that name (case-insensitive, as
 // SQLite's names are); `what` names the file in the error.
 Result<bool> table_exists(sqlite3* db, std::string_view table, std::string_view what);
+// Whether `table` has a column of that name (tables gain columns over
+// versions; older traces lack the newer ones).
+Result<bool> column_exists(sqlite3* db, std::string_view table, std::string_view column,
+                           std::string_view what);
 Error error_code(int code, std::string_view what);
 
 // Quotes an identifier for SQL text ("a""b").

@@ -21,7 +21,7 @@ struct sqlite3;
 
 namespace strata::store {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // What a run was: one row of strata_run.
 struct RunInfo {

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -199,6 +201,59 @@ TEST(CpuCli, PythonFunctionsAppearByName) {
   std::string top = doc["functions"][0]["filename:lineno(function)"];
   EXPECT_NE(top.find("two.py"), std::string::npos) << top;
   EXPECT_NE(top.find("(heavy)"), std::string::npos) << top;
+}
+
+// cProfile's view by default: rooted at <module>, builtins named as cProfile
+// names them; --native (report and export) gives the mixed stacks back.
+TEST(CpuCli, PythonViewNamesBuiltinsAndNativeShowsTheInterpreter) {
+  std::string python = find_python312();
+  if (python.empty()) GTEST_SKIP() << "no CPython 3.12 here";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "sorts.py") << "import random\n"
+                                            "data = [random.random() for _ in range(100000)]\n"
+                                            "def work():\n"
+                                            "    for _ in range(15):\n"
+                                            "        sorted(data)\n"
+                                            "work()\n";
+  auto r = run_strata("cpu -o t.sqlite -- " + python + " sorts.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto labels = [&](const std::string& flags) {
+    std::vector<std::string> out;
+    const auto doc = report_json(dir, "t.sqlite", flags + " --limit 0");
+    for (const auto& row : doc["functions"]) {
+      out.push_back(row["filename:lineno(function)"]);
+    }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& rows, const std::string& part) {
+    return std::any_of(rows.begin(), rows.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+  };
+  auto python_rows = labels("--sort tottime");
+  ASSERT_FALSE(python_rows.empty());
+  EXPECT_EQ(python_rows[0], "{built-in method builtins.sorted}");
+  const std::string root = labels("--sort cumtime")[0];
+  EXPECT_TRUE(root.ends_with("sorts.py:1(<module>)")) << root;
+  EXPECT_FALSE(has(python_rows, "(Py_RunMain)")) << "the interpreter's frames rootward of <module>";
+  EXPECT_FALSE(has(python_rows, "(_PyEval_EvalFrameDefault)"));
+
+  auto native_rows = labels("--native --sort tottime");
+  EXPECT_TRUE(has(native_rows, "(_PyEval_EvalFrameDefault)"));
+  EXPECT_TRUE(has(native_rows, "(builtin_sorted)"));
+  EXPECT_FALSE(has(native_rows, "{built-in method"));
+
+  ASSERT_EQ(run_strata("export t.sqlite --format folded -o py.folded", dir.path()).status, 0);
+  ASSERT_EQ(
+      run_strata("export t.sqlite --native --format folded -o native.folded", dir.path()).status,
+      0);
+  std::ifstream py_in(dir.path() / "py.folded");
+  std::string py_folded((std::istreambuf_iterator<char>(py_in)), {});
+  std::ifstream native_in(dir.path() / "native.folded");
+  std::string native_folded((std::istreambuf_iterator<char>(native_in)), {});
+  EXPECT_NE(py_folded.find(";work;built-in method builtins.sorted "), std::string::npos);
+  EXPECT_EQ(py_folded.find("Py_RunMain"), std::string::npos);
+  EXPECT_NE(native_folded.find("Py_RunMain"), std::string::npos);
 }
 
 TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {

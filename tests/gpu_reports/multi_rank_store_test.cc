@@ -93,7 +93,7 @@ TEST(MultiRankStore, RankRowRoundTrips) {
   testing::write_rank_trace(path, ranks[1]);
   auto reader = store::TraceReader::open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
-  EXPECT_EQ(reader->schema_version(), "1");
+  EXPECT_EQ(reader->schema_version(), std::to_string(store::kSchemaVersion));
   auto rows = store::read_rank_rows(*reader);
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 1u);

@@ -80,7 +80,7 @@ TEST(BadInput, NewerSchemaVersion) {
   testing::write_sample_trace(path, 1);
   testing::make_sqlite(path, "UPDATE strata_run SET schema_version = 9");
   EXPECT_EQ(open_error(path),
-            path + ": strata schema version 9 is newer than this strata reads (1)");
+            path + ": strata schema version 9 is newer than this strata reads (2)");
 }
 
 TEST(BadInput, NewerSchemaVersionWithoutRun) {
@@ -92,7 +92,7 @@ TEST(BadInput, NewerSchemaVersionWithoutRun) {
   testing::make_sqlite(
       path, "UPDATE META_DATA_EXPORT SET value = '7' WHERE name = 'STRATA_SCHEMA_VERSION'");
   EXPECT_EQ(open_error(path),
-            path + ": strata schema version 7 is newer than this strata reads (1)");
+            path + ": strata schema version 7 is newer than this strata reads (2)");
 }
 
 TEST(BadInput, BadSchemaVersion) {

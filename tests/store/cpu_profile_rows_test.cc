@@ -17,8 +17,10 @@ CpuProfileRows sampled_rows() {
   rows.throttles = 1;
   rows.frames = {{"leaf", "a.cc", 12, "/bin/a", 0x40, false, "native"},
                  {"work", "app.py", 3, "[perf-9.map]", 0, false, "python"},
-                 {"", "", 0, "/lib/x.so", 0x1234, true, "native"}};
-  rows.stacks = {{0, 1}, {2}};
+                 {"", "", 0, "/lib/x.so", 0x1234, true, "native"},
+                 {"builtin_sorted", "bltinmodule.c", 2, "/bin/python3.12", 0x50, false, "native",
+                  "built-in method builtins.sorted"}};
+  rows.stacks = {{0, 1}, {2}, {3, 1}};
   rows.samples = {{100, 9, 9, 1'000'000, 0}, {200, 9, 10, 1'000'000, 1}, {300, 9, 10, 5, -1}};
   rows.threads = {{9, 9, "main"}, {9, 10, "worker"}};
   rows.processes = {{9, "prog --flag"}};
@@ -35,6 +37,24 @@ Result<std::optional<CpuProfileRows>> round_trip(const std::string& path,
   return read_cpu_profile(reader);
 }
 
+// A schema-v1 trace has no python_name_id column: it reads, without names.
+TEST(CpuProfileRowsStore, VersionOneFramesReadWithoutPythonNames) {
+  testing::TempDir dir;
+  const std::string path = dir.file("t.sqlite");
+  ASSERT_TRUE(round_trip(path, sampled_rows()).ok());
+  testing::make_sqlite(path,
+                       "ALTER TABLE strata_cpu_frames DROP COLUMN python_name_id;"
+                       "UPDATE strata_run SET schema_version = 1");
+  auto reader = TraceReader::open(path);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  auto read = read_cpu_profile(*reader);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_TRUE(read->has_value());
+  ASSERT_EQ((*read)->frames.size(), 4u);
+  EXPECT_EQ((*read)->frames[3].function, "builtin_sorted");
+  EXPECT_EQ((*read)->frames[3].python_name, "");
+}
+
 TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
   testing::TempDir dir;
   CpuProfileRows written = sampled_rows();
@@ -48,7 +68,7 @@ TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
   EXPECT_EQ(rows.cpu_ns, 1'500'000);
   EXPECT_EQ(rows.lost_samples, 4u);
   EXPECT_EQ(rows.throttles, 1u);
-  ASSERT_EQ(rows.frames.size(), 3u);
+  ASSERT_EQ(rows.frames.size(), 4u);
   for (size_t i = 0; i < rows.frames.size(); ++i) {
     EXPECT_EQ(rows.frames[i].function, written.frames[i].function) << i;
     EXPECT_EQ(rows.frames[i].file, written.frames[i].file) << i;
@@ -57,6 +77,7 @@ TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
     EXPECT_EQ(rows.frames[i].module_offset, written.frames[i].module_offset) << i;
     EXPECT_EQ(rows.frames[i].inlined, written.frames[i].inlined) << i;
     EXPECT_EQ(rows.frames[i].kind, written.frames[i].kind) << i;
+    EXPECT_EQ(rows.frames[i].python_name, written.frames[i].python_name) << i;
   }
   EXPECT_EQ(rows.stacks, written.stacks);
   ASSERT_EQ(rows.samples.size(), 3u);

@@ -46,7 +46,7 @@ TEST(InfoCli, PrintsAStrataTrace) {
   EXPECT_EQ(outcome.status, 0) << outcome.err;
   EXPECT_TRUE(outcome.err.empty()) << outcome.err;
   for (const char* text :
-       {"kind:       strata trace, schema version 1", "verb:       bench",
+       {"kind:       strata trace, schema version 2", "verb:       bench",
         "command:    ./app --size '1 024'", "directory:  /work/dir with space", "(2.500 s)",
         "outcome:    exit status 0", "host:       testhost", "strata:     0.1.0",
         "CUPTI_ACTIVITY_KIND_KERNEL            50", "empty: "}) {
@@ -103,7 +103,7 @@ TEST(InfoCli, NewerSchema) {
   testing::write_sample_trace(path, 1);
   testing::make_sqlite(path, "UPDATE strata_run SET schema_version = 9");
   expect_one_line_error(run_info(dir, path),
-                        path + ": strata schema version 9 is newer than this strata reads (1)");
+                        path + ": strata schema version 9 is newer than this strata reads (2)");
 }
 
 TEST(InfoCli, NotATrace) {

@@ -28,7 +28,7 @@ TEST(TraceDb, RoundTripsRunBenchRunsKernelsAndCounters) {
   auto reader = TraceReader::open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
   EXPECT_EQ(reader->kind(), TraceKind::kStrata);
-  EXPECT_EQ(reader->schema_version(), "1");
+  EXPECT_EQ(reader->schema_version(), std::to_string(kSchemaVersion));
 
   auto run = reader->run();
   ASSERT_TRUE(run.has_value());
@@ -127,7 +127,7 @@ TEST(TraceDb, MetadataNamesStrataAndTheMirroredNsysSchema) {
   std::map<std::string, std::string> m(meta->begin(), meta->end());
   EXPECT_EQ(m["EXPORT_PRODUCT_NAME"], "strata");
   EXPECT_EQ(m["EXPORT_SCHEMA_VERSION"], "3.20.3");
-  EXPECT_EQ(m["STRATA_SCHEMA_VERSION"], "1");
+  EXPECT_EQ(m["STRATA_SCHEMA_VERSION"], std::to_string(kSchemaVersion));
 }
 
 TEST(TraceDb, InternReturnsOneIdPerString) {
@@ -148,7 +148,7 @@ TEST(TraceDb, TraceWithoutRunReadsBackWithVersionFromMetadata) {
   ASSERT_TRUE(writer->commit().ok());
   auto reader = TraceReader::open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
-  EXPECT_EQ(reader->schema_version(), "1");
+  EXPECT_EQ(reader->schema_version(), std::to_string(kSchemaVersion));
   EXPECT_FALSE(reader->run().has_value());
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -114,11 +115,27 @@ std::map<std::pair<std::string, std::string>, std::pair<std::string, int>> decla
   return out;
 }
 
+// Whether any frame is a Python function (a perf-map entry "py::...").
+bool has_python_frames(const std::map<PcKey, std::vector<symbolize::Frame>>& symbols) {
+  std::string function;
+  std::string file;
+  for (const auto& [key, frames] : symbols) {
+    for (const auto& f : frames) {
+      if (f.has_symbol && split_python_name(f.function, &function, &file)) return true;
+    }
+  }
+  return false;
+}
+
 // Pass 2: the profile's frames of each distinct (pid, pc), innermost first.
 std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
     const std::map<PcKey, std::vector<symbolize::Frame>>& symbols, analysis::FrameTable& table) {
   auto declared = declarations(symbols);
   PythonSources python_sources;
+  // Only a Python program's C functions can be builtins; other profiles
+  // skip reading their modules' tables.
+  std::optional<PythonBuiltinNames> builtins;
+  if (has_python_frames(symbols)) builtins.emplace();
   std::map<PcKey, std::vector<analysis::FrameId>> frame_ids;
   for (const auto& [key, frames] : symbols) {
     std::vector<analysis::FrameId> ids;
@@ -134,6 +151,7 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
         frame.function = f.function;
         frame.file = f.decl_file;
         frame.line = f.decl_line;
+        if (builtins && !f.inlined) frame.python_name = builtins->name(f.module, f.raw_function);
         if (frame.line == 0) {
           auto d = declared.find({f.module, f.function});
           if (d != declared.end()) std::tie(frame.file, frame.line) = d->second;
@@ -149,8 +167,7 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
 // Pass 3: the samples' stacks, leaf first.
 void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
                  const std::map<PcKey, std::vector<analysis::FrameId>>& frame_ids,
-                 bool python_stacks, analysis::Profile& profile) {
-  PythonStackFolder python(profile.frames);
+                 analysis::Profile& profile) {
   for (size_t n = 0; n < raw.samples.size(); ++n) {
     const auto& s = raw.samples[n];
     const auto& pcs = unwound.pcs[n];
@@ -164,7 +181,6 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
       const auto& ids = frame_ids.at({s.pid, pcs[i], i > 0});
       sample.stack.insert(sample.stack.end(), ids.begin(), ids.end());
     }
-    if (python_stacks) python.fold(sample.stack);
     profile.samples.push_back(std::move(sample));
   }
 }
@@ -202,7 +218,7 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
   if (options.python_perf_maps) read_python_perf_maps(raw, spaces, options, built.counters);
   UnwoundSamples unwound = unwind_and_symbolize(raw, spaces, options, built.counters);
   auto frame_ids = intern_frames(unwound.symbols, profile.frames);
-  add_samples(raw, unwound, frame_ids, options.python_stacks, profile);
+  add_samples(raw, unwound, frame_ids, profile);
   add_threads_and_processes(raw, profile);
   return built;
 }

@@ -36,9 +36,6 @@ struct BuildOptions {
   // it ran as, absent when the run started (perf_map_owner.h says why).
   bool python_perf_maps = true;
   std::string perf_map_dir = "/tmp";
-  // Show Python functions as cProfile does: interpreter frames between and
-  // below them are folded into them (false: every native frame, like perf).
-  bool python_stacks = true;
 };
 
 BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& options);

@@ -41,22 +41,11 @@ bool split_python_name(const std::string& name, std::string* function, std::stri
   return true;
 }
 
-bool is_python_frame(const analysis::Frame& f) {
-  return f.module.rfind("[perf-", 0) == 0;
-}
-
-bool is_system_library(const std::string& module) {
-  std::string base = module.substr(module.rfind('/') + 1);
-  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "libm.so", "libpthread"}) {
-    if (base.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
-
 int PythonSources::def_line(const std::string& file, const std::string& qualname) {
   auto key = std::make_pair(file, qualname);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
+  if (qualname == "<module>") return cache_[key] = 1;  // cProfile's co_firstlineno of a module
   std::string name = qualname.substr(qualname.rfind('.') + 1);
   int found = 0;
   std::ifstream in(file);
@@ -67,38 +56,16 @@ int PythonSources::def_line(const std::string& file, const std::string& qualname
   return cache_[key] = found;
 }
 
-void PythonStackFolder::fold(std::vector<analysis::FrameId>& stack) {
-  size_t outermost = stack.size();
-  for (size_t i = 0; i < stack.size(); ++i) {
-    const auto& f = frames_.at(stack[i]);
-    if (is_python_frame(f)) {
-      outermost = i;
-    } else if (f.function == "_PyEval_EvalFrameDefault") {
-      interpreter_modules_.insert(f.module);
-    }
+std::string PythonBuiltinNames::name(const std::string& module, const std::string& symbol) {
+  auto it = modules_.find(module);
+  if (it == modules_.end()) {
+    symbolize::PythonMethodNames names;
+    if (auto file = symbolize::ElfFile::open(module))
+      names = symbolize::python_method_names(**file);
+    it = modules_.emplace(module, std::move(names)).first;
   }
-  if (outermost == stack.size()) return;  // no Python frame
-  // From the outermost Python frame leafward: a frame is the interpreter's
-  // when it is in the interpreter's module, or in the C library and called
-  // by the interpreter.
-  std::vector<bool> drop(stack.size(), false);
-  bool caller_is_interpreter = false;
-  for (size_t i = outermost; i-- > 0;) {
-    const auto& f = frames_.at(stack[i]);
-    if (is_python_frame(f)) {
-      caller_is_interpreter = true;  // a trampoline: what it calls is the interpreter
-      continue;
-    }
-    bool interpreter = interpreter_modules_.count(f.module) > 0;
-    drop[i] = interpreter || (caller_is_interpreter && is_system_library(f.module));
-    caller_is_interpreter = drop[i];
-  }
-  std::vector<analysis::FrameId> folded;
-  folded.reserve(stack.size());
-  for (size_t i = 0; i < stack.size(); ++i) {
-    if (!drop[i]) folded.push_back(stack[i]);
-  }
-  stack = std::move(folded);
+  auto found = it->second.find(symbol);
+  return found == it->second.end() ? std::string() : found->second;
 }
 
 }  // namespace strata::import

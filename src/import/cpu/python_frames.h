@@ -1,29 +1,22 @@
 // How Python functions enter a native profile: CPython's perf maps name
 // them "py::qualname:filename"; this names their frames, finds the line of
-// their `def` (perf maps carry no lines), and folds the interpreter's own
-// frames into them so that a profile reads as cProfile's and py-spy's do.
+// their `def` (perf maps carry no lines), and names the builtins they call
+// as cProfile does. The view that hides the interpreter's frames is made at
+// report time (analysis/python_view.h).
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "analysis/cpu_profile.h"
+#include "symbolize/python_methods.h"
 
 namespace strata::import {
 
 // Splits a CPython perf-map name "py::qualname:filename" into its parts;
 // returns false for other names.
 bool split_python_name(const std::string& name, std::string* function, std::string* file);
-
-// A frame symbolized from a perf map (module "[perf-PID.map]").
-bool is_python_frame(const analysis::Frame& f);
-
-// The C library and loader: their frames called by the interpreter are the
-// interpreter's work (e.g. __tls_get_addr from a shared libpython).
-bool is_system_library(const std::string& module);
 
 // CPython's perf maps carry no line numbers; cProfile shows the line of the
 // `def`. This finds it in the source file: the first `def NAME` (or `async
@@ -38,25 +31,18 @@ class PythonSources {
   std::map<std::pair<std::string, std::string>, int> cache_;
 };
 
-// A Python-level stack, as py-spy and cProfile show it: the interpreter's own
-// frames (the module that holds _PyEval_EvalFrameDefault: python3.x or
-// libpython) between and below Python functions are dropped, so a Python
-// function's self time includes the interpreter work done for it. Native
-// frames of other modules (C extensions, libc) stay, and so do the frames
-// rootward of the outermost Python function (main, Py_RunMain).
-// It learns the interpreter's modules from the stacks it folds, so fold every
-// stack of a profile with one folder. Threading: one thread; it keeps a
-// reference to the frame table, which must outlive it.
-class PythonStackFolder {
+// cProfile's names of the C functions Python calls, from the PyMethodDef
+// tables of the module that holds each (symbolize/python_methods.h). Each
+// module is read once, on the first frame that asks.
+// Threading: one thread.
+class PythonBuiltinNames {
  public:
-  explicit PythonStackFolder(const analysis::FrameTable& frames) : frames_(frames) {}
-
-  // stack: leaf first.
-  void fold(std::vector<analysis::FrameId>& stack);
+  // The name for the function whose linkage name is `symbol` in `module`;
+  // "" when it is no builtin (or the module cannot be read).
+  std::string name(const std::string& module, const std::string& symbol);
 
  private:
-  const analysis::FrameTable& frames_;
-  std::set<std::string> interpreter_modules_;
+  std::map<std::string, symbolize::PythonMethodNames> modules_;
 };
 
 }  // namespace strata::import

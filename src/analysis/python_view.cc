@@ -1,0 +1,136 @@
+#include "analysis/python_view.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata::analysis {
+namespace {
+
+// The modules that hold the interpreter's evaluation loop.
+std::set<std::string> interpreter_modules(const FrameTable& frames) {
+  std::set<std::string> out;
+  for (const Frame& f : frames.frames()) {
+    if (f.function == "_PyEval_EvalFrameDefault") out.insert(f.module);
+  }
+  return out;
+}
+
+// The root of the samples that ran the interpreter but no Python code
+// (start-up, imports before the perf map is on, shutdown): one row instead
+// of the interpreter's internals.
+constexpr const char* kNoPythonFrame = "interpreter: no Python frame";
+
+// Which frames of `stack` (leaf first) the Python view keeps; `under_root`
+// says the kept frames go under the kNoPythonFrame root.
+std::vector<bool> kept_frames(const FrameTable& frames, const std::vector<FrameId>& stack,
+                              const std::set<std::string>& interpreter, bool* under_root) {
+  std::vector<bool> keep(stack.size(), false);
+  *under_root = false;
+  size_t outermost = stack.size();
+  size_t leafmost_interpreter = stack.size();
+  for (size_t i = 0; i < stack.size(); ++i) {
+    const Frame& f = frames.at(stack[i]);
+    if (is_python_frame(f)) outermost = i;
+    if (leafmost_interpreter == stack.size() && interpreter.count(f.module)) {
+      leafmost_interpreter = i;
+    }
+  }
+  if (outermost == stack.size()) {
+    // No Python frame: a native thread keeps its stack; the interpreter's
+    // own work keeps what it called (the loader loading an extension).
+    for (size_t i = 0; i < stack.size(); ++i) keep[i] = i < leafmost_interpreter;
+    *under_root = leafmost_interpreter < stack.size();
+    return keep;
+  }
+  bool caller_is_interpreter = false;
+  bool under_builtin = false;
+  for (size_t i = outermost + 1; i-- > 0;) {
+    const Frame& f = frames.at(stack[i]);
+    if (is_python_frame(f)) {
+      keep[i] = true;
+      under_builtin = false;
+      caller_is_interpreter = true;  // a trampoline: what it calls is the interpreter
+      continue;
+    }
+    if (under_builtin) continue;  // the builtin's own work
+    if (!f.python_name.empty() && caller_is_interpreter) {
+      keep[i] = true;
+      under_builtin = true;
+      continue;
+    }
+    // A builtin's C function called by other C code (not the interpreter)
+    // is an implementation detail there: treated as any native frame.
+    bool interpreter_work =
+        interpreter.count(f.module) > 0 || (caller_is_interpreter && is_system_library(f.module));
+    keep[i] = !interpreter_work;
+    caller_is_interpreter = interpreter_work;
+  }
+  return keep;
+}
+
+// How a kept frame shows: a builtin by cProfile's name, without file or
+// module (pstats_label prints "{name}"); any other frame as it is.
+Frame shown(const Frame& f) {
+  if (f.python_name.empty()) return f;
+  Frame builtin;
+  builtin.function = f.python_name;
+  return builtin;
+}
+
+}  // namespace
+
+bool is_python_frame(const Frame& f) {
+  return f.module.rfind("[perf-", 0) == 0;
+}
+
+bool is_system_library(const std::string& module) {
+  std::string base = module.substr(module.rfind('/') + 1);
+  for (const char* prefix : {"libc.so", "libc-", "ld-linux", "libm.so", "libpthread"}) {
+    if (base.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+std::optional<Profile> python_view(const Profile& native) {
+  if (!is_sampled(native.mode)) return std::nullopt;
+  const auto& all = native.frames.frames();
+  if (std::none_of(all.begin(), all.end(), is_python_frame)) return std::nullopt;
+  const auto interpreter = interpreter_modules(native.frames);
+
+  Profile view;
+  view.mode = native.mode;
+  view.rate_hz = native.rate_hz;
+  view.wall_ns = native.wall_ns;
+  view.cpu_ns = native.cpu_ns;
+  view.lost_samples = native.lost_samples;
+  view.throttles = native.throttles;
+  view.threads = native.threads;
+  view.processes = native.processes;
+  // Only the frames the view keeps enter its table, so nothing the view
+  // dropped shows up as a zero row.
+  std::vector<std::optional<FrameId>> renumbered(native.frames.size());
+  view.samples.reserve(native.samples.size());
+  for (const Sample& s : native.samples) {
+    Sample out = s;
+    out.stack.clear();
+    bool under_root = false;
+    auto keep = kept_frames(native.frames, s.stack, interpreter, &under_root);
+    for (size_t i = 0; i < s.stack.size(); ++i) {
+      if (!keep[i]) continue;
+      auto& id = renumbered[s.stack[i]];
+      if (!id) id = view.frames.intern(shown(native.frames.at(s.stack[i])));
+      out.stack.push_back(*id);
+    }
+    if (under_root) {
+      Frame root;
+      root.function = kNoPythonFrame;
+      out.stack.push_back(view.frames.intern(root));
+    }
+    view.samples.push_back(std::move(out));
+  }
+  return view;
+}
+
+}  // namespace strata::analysis

@@ -1,0 +1,46 @@
+// The Python view of a sampled profile: what cProfile and py-spy show of a
+// Python program. Traces keep every native frame (the interpreter's too);
+// reports, the flame graphs and the exports make this view unless --native
+// asks for the mixed stacks, as py-spy's --native does.
+//
+// Per sample, from the outermost Python function leafward:
+// - frames rootward of the outermost Python function go (main, Py_BytesMain,
+//   Py_RunMain, start_thread for threads): the profile is rooted at <module>;
+// - the interpreter's frames go (the module holding _PyEval_EvalFrameDefault:
+//   python3.x or libpython), and so do C-library frames it calls: that work
+//   is the Python function's own time, as cProfile counts it;
+// - a C function the interpreter calls that is a builtin or a method of a
+//   builtin type (Frame::python_name, read from the PyMethodDef tables) stays, named as
+//   cProfile names it ("{built-in method builtins.sorted}", no file: pstats'
+//   '~'), and every native frame under it goes: its C callees are its own
+//   time, until it calls back into Python (a key= function of sorted);
+// - other native frames stay (C extension functions that are not builtins,
+//   such as a type's tp_call).
+// A sample without a Python frame keeps its native stack when no interpreter
+// frame is on it (a native thread: OpenBLAS's, a CUDA driver thread); when
+// the interpreter ran without Python code (start-up, shutdown) its frames go
+// and what they called stays (the loader loading an extension), under one
+// root, "{interpreter: no Python frame}".
+//
+// Threading: pure functions.
+#pragma once
+
+#include <optional>
+
+#include "analysis/cpu_profile.h"
+
+namespace strata::analysis {
+
+// A frame of a CPython perf map ("py::qualname:file" symbolized from
+// /tmp/perf-PID.map).
+bool is_python_frame(const Frame& f);
+
+// The C library and loader: their frames called by the interpreter are the
+// interpreter's work (e.g. __tls_get_addr from a shared libpython).
+bool is_system_library(const std::string& module);
+
+// The profile as cProfile would show it; nullopt when it has no Python frame
+// (or is not sampled), so the caller keeps the profile it has.
+std::optional<Profile> python_view(const Profile& native);
+
+}  // namespace strata::analysis
