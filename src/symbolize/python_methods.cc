@@ -2,7 +2,9 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -43,6 +45,7 @@ class Image {
     for (uint16_t i = 0; i < eh.e_phnum; ++i) {
       Elf64_Phdr ph;
       if (!read_struct(eh.e_phoff, i, eh.e_phentsize, &ph)) return false;
+      program_headers_.push_back(ph);
       if (ph.p_type != PT_LOAD) continue;
       if (ph.p_offset > size_ || ph.p_filesz > size_ - ph.p_offset) return false;
       loads_.push_back(ph);
@@ -157,7 +160,7 @@ class Image {
     int32_t rel;
     std::memcpy(&rel, p + 1, 4);
     uint64_t target = at + 5 + static_cast<int64_t>(rel);
-    if (functions_.count(target)) return target;
+    if (is_function_start(target)) return target;
     // A PLT stub.
     auto stub = bytes_at(target, 16);
     if (!stub) return std::nullopt;
@@ -181,7 +184,54 @@ class Image {
     return it == functions_.end() ? nullptr : &it->second;
   }
 
-  bool has_functions() const { return !functions_.empty(); }
+  // Whether a function starts at `addr`: a symbol's value, or where CFI
+  // says one begins (all a stripped file tells).
+  bool is_function_start(uint64_t addr) const {
+    if (functions_.count(addr)) return true;
+    auto it = std::lower_bound(cfi_.begin(), cfi_.end(), std::make_pair(addr, uint64_t{0}));
+    return it != cfi_.end() && it->first == addr;
+  }
+
+  // The [start, end) of every FDE, from .eh_frame_hdr's sorted table. Only
+  // the encodings GNU ld writes are read (table datarel|sdata4, FDE
+  // addresses pcrel|sdata4); any other leaves the list empty.
+  void load_cfi() {
+    for (const auto& ph : program_headers_) {
+      if (ph.p_type != PT_GNU_EH_FRAME) continue;
+      auto header = bytes_at(ph.p_vaddr, 12);
+      if (!header) return;
+      const uint8_t* h = *header;
+      constexpr uint8_t kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
+      if (h[0] != 1 || h[2] != kUdata4 || h[3] != kDatarelSdata4) return;
+      uint32_t count;
+      std::memcpy(&count, h + 8, 4);
+      auto table = bytes_at(ph.p_vaddr + 12, uint64_t{count} * 8);
+      if (!table) return;
+      cfi_.reserve(count);
+      for (uint32_t i = 0; i < count; ++i) {
+        int32_t start_rel, fde_rel;
+        std::memcpy(&start_rel, *table + 8 * i, 4);
+        std::memcpy(&fde_rel, *table + 8 * i + 4, 4);
+        uint64_t start = ph.p_vaddr + static_cast<int64_t>(start_rel);
+        uint64_t fde = ph.p_vaddr + static_cast<int64_t>(fde_rel);
+        // FDE: length, CIE pointer, pc_begin (pcrel sdata4), pc_range.
+        auto body = bytes_at(fde, 16);
+        if (!body) continue;
+        int32_t begin_rel;
+        uint32_t range;
+        std::memcpy(&begin_rel, *body + 8, 4);
+        std::memcpy(&range, *body + 12, 4);
+        if (fde + 8 + static_cast<int64_t>(begin_rel) != start) continue;  // another encoding
+        cfi_.emplace_back(start, start + range);
+      }
+      std::sort(cfi_.begin(), cfi_.end());
+      return;
+    }
+  }
+
+  const std::vector<std::pair<uint64_t, uint64_t>>& cfi() const { return cfi_; }
+
+  bool has_functions() const { return !functions_.empty() || !cfi_.empty(); }
 
   // Writable loaded ranges: where initialized structs live.
   std::vector<std::pair<uint64_t, uint64_t>> data_ranges() const {
@@ -250,7 +300,9 @@ class Image {
 
   const uint8_t* data_;
   size_t size_;
+  std::vector<Elf64_Phdr> program_headers_;
   std::vector<Elf64_Phdr> loads_;
+  std::vector<std::pair<uint64_t, uint64_t>> cfi_;
   std::vector<Elf64_Shdr> sections_;
   std::unordered_map<uint64_t, std::string_view> functions_;
   std::unordered_map<uint64_t, uint64_t> relocated_;
@@ -260,7 +312,7 @@ class Image {
 struct Method {
   std::string_view name;
   uint64_t address = 0;       // ml_meth
-  std::string_view function;  // its symbol
+  std::string_view function;  // its symbol; "" in a stripped file
 };
 
 // The PyMethodDef array at `addr`, when every entry up to the terminator is
@@ -278,9 +330,9 @@ std::optional<std::vector<Method>> method_table(const Image& image, uint64_t add
     if (!name || !meth || !flags || ((*flags & 0xffffffffu) & ~kKnownFlags) != 0) {
       return std::nullopt;
     }
+    if (!image.is_function_start(*meth)) return std::nullopt;
     const std::string_view* function = image.function_at(*meth);
-    if (function == nullptr) return std::nullopt;
-    methods.push_back({*name, *meth, *function});
+    methods.push_back({*name, *meth, function ? *function : std::string_view()});
   }
   if (methods.empty()) return std::nullopt;
   return methods;
@@ -342,12 +394,35 @@ std::optional<std::vector<Method>> spec_methods(const Image& image, uint64_t at,
 
 }  // namespace
 
-PythonMethodNames python_method_names(const ElfFile& file) {
-  PythonMethodNames out;
+const std::string* PythonMethods::by_symbol(const std::string& symbol) const {
+  auto it = symbols_.find(symbol);
+  return it == symbols_.end() ? nullptr : &it->second;
+}
+
+const std::string* PythonMethods::by_address(uint64_t address) const {
+  // The last FDE starting at or before the address, if it covers it.
+  auto it = std::upper_bound(cfi_.begin(), cfi_.end(),
+                             std::make_pair(address, std::numeric_limits<uint64_t>::max()));
+  if (it == cfi_.begin()) return nullptr;
+  --it;
+  if (address >= it->second) return nullptr;
+  auto named = starts_.find(it->first);
+  return named == starts_.end() ? nullptr : &named->second;
+}
+
+PythonMethods read_python_methods(const ElfFile& file) {
+  PythonMethods out;
   Image image(file);
   if (!image.parse() || !image.uses_python_api()) return out;
   image.load_symbols_and_relocations();
+  image.load_cfi();
   if (!image.has_functions()) return out;
+  auto name_function = [&](uint64_t start, const std::string& name) {
+    out.starts_.try_emplace(start, name);
+    if (const std::string_view* symbol = image.function_at(start)) {
+      out.symbols_.try_emplace(std::string(*symbol), name);
+    }
+  };
   // The functions that tail-call wrappers jump to, named after the table
   // scan so that a function that is itself a method keeps its own name.
   std::vector<std::pair<uint64_t, std::string>> wrapped;
@@ -355,7 +430,7 @@ PythonMethodNames python_method_names(const ElfFile& file) {
     for (const Method& m : methods) {
       std::string name = describe(m.name);
       if (auto target = image.tail_call_target(m.address)) wrapped.emplace_back(*target, name);
-      out.try_emplace(std::string(m.function), std::move(name));
+      name_function(m.address, name);
     }
   };
   for (auto [start, end] : image.data_ranges()) {
@@ -379,11 +454,8 @@ PythonMethodNames python_method_names(const ElfFile& file) {
       }
     }
   }
-  for (const auto& [target, name] : wrapped) {
-    if (const std::string_view* function = image.function_at(target)) {
-      out.try_emplace(std::string(*function), name);
-    }
-  }
+  for (const auto& [target, name] : wrapped) name_function(target, name);
+  out.cfi_ = image.cfi();
   return out;
 }
 

@@ -21,24 +21,53 @@
 // hold up in full (names that are identifiers, every ml_meth the start of a
 // function symbol, sane flags), so arbitrary data does not pass as a table.
 //
+// A stripped interpreter (Ubuntu's and Debian's /usr/bin/python3.x keep only
+// .dynsym) has no symbol for a static ml_meth such as builtin_sorted: there
+// a function is known by its CFI instead, the function starts that
+// .eh_frame_hdr lists, and a sampled address is matched to the function
+// whose FDE covers it.
+//
 // Threading: pure function of the file's bytes. The bytes are untrusted:
 // every read is bounds-checked (tests/symbolize/python_methods_test.cc
 // mutates real files).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "symbolize/elf_file.h"
 
 namespace strata::symbolize {
 
 // Function symbol name (the linkage name, Frame::raw_function) -> cProfile's
-// name without its braces. Empty for a file that does not use the Python C
-// API (no Py* symbol in .dynsym), one that is not x86-64 ELF64, or one
-// whose tables cannot be found (stripped of function symbols).
+// name without its braces.
 using PythonMethodNames = std::unordered_map<std::string, std::string>;
 
-PythonMethodNames python_method_names(const ElfFile& file);
+// One file's builtins. Empty for a file that does not use the Python C API
+// (no Py* symbol in .dynsym) or is not x86-64 ELF64.
+class PythonMethods {
+ public:
+  // The name of the function with this linkage name; nullptr when none.
+  const std::string* by_symbol(const std::string& symbol) const;
+  // The name of the function that holds `address` (the file's own address
+  // space, Frame::module_offset), found through CFI; for frames without a
+  // symbol. nullptr when none.
+  const std::string* by_address(uint64_t address) const;
+
+  const PythonMethodNames& symbols() const { return symbols_; }
+  size_t size() const { return starts_.size(); }
+
+ private:
+  friend PythonMethods read_python_methods(const ElfFile& file);
+  PythonMethodNames symbols_;
+  std::map<uint64_t, std::string> starts_;          // function start -> name
+  std::vector<std::pair<uint64_t, uint64_t>> cfi_;  // [start, end) of each FDE, sorted
+};
+
+PythonMethods read_python_methods(const ElfFile& file);
 
 }  // namespace strata::symbolize

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -254,6 +255,34 @@ TEST(CpuCli, PythonViewNamesBuiltinsAndNativeShowsTheInterpreter) {
   EXPECT_NE(py_folded.find(";work;built-in method builtins.sorted "), std::string::npos);
   EXPECT_EQ(py_folded.find("Py_RunMain"), std::string::npos);
   EXPECT_NE(native_folded.find("Py_RunMain"), std::string::npos);
+}
+
+// Distributions strip their interpreter (.dynsym only): builtins are then
+// known by the CFI's function starts. pyenv's python3.12 loads libpython
+// from LD_LIBRARY_PATH, so a stripped copy stands in for Ubuntu's.
+TEST(CpuCli, AStrippedInterpreterStillNamesBuiltins) {
+  std::string python = find_python312();
+  if (python.empty()) GTEST_SKIP() << "no CPython 3.12 here";
+  auto libpython =
+      std::filesystem::path(python).parent_path().parent_path() / "lib" / "libpython3.12.so.1.0";
+  if (!std::filesystem::exists(libpython)) GTEST_SKIP() << "no shared libpython to strip";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::filesystem::create_directory(dir.path() / "lib");
+  std::filesystem::copy_file(libpython, dir.path() / "lib" / "libpython3.12.so.1.0");
+  ASSERT_EQ(std::system(("objcopy --strip-all '" +
+                         (dir.path() / "lib" / "libpython3.12.so.1.0").string() + "'")
+                            .c_str()),
+            0);
+  std::ofstream(dir.path() / "sums.py") << "data = list(range(200000))\n"
+                                           "for _ in range(300):\n"
+                                           "    sum(data)\n";
+  auto r =
+      run_strata("cpu -o t.sqlite -- env LD_LIBRARY_PATH=lib " + python + " sums.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto doc = report_json(dir, "t.sqlite", "--sort tottime --limit 1");
+  ASSERT_EQ(doc["functions"].size(), 1u);
+  EXPECT_EQ(doc["functions"][0]["filename:lineno(function)"], "{built-in method builtins.sum}");
 }
 
 TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {

@@ -33,7 +33,7 @@ TEST(PythonMethodsFuzz, MutatedFilesAreReadSafely) {
     std::ofstream(path, std::ios::binary) << bytes;
     auto file = ElfFile::open(path);
     if (!file.ok()) continue;
-    auto names = python_method_names(**file);
+    auto names = read_python_methods(**file).symbols();
     for (const auto& [symbol, name] : names) {
       EXPECT_FALSE(symbol.empty());
       EXPECT_LT(name.size(), 500u);

@@ -7,16 +7,21 @@
 #include <fstream>
 #include <string>
 
+#include "test_util.h"
 #include "util/temp_dir.h"
 
 namespace strata::symbolize {
 namespace {
 
-PythonMethodNames names_of(const std::string& path) {
+PythonMethods methods_of(const std::string& path) {
   auto file = ElfFile::open(path);
   EXPECT_TRUE(file.ok()) << path;
   if (!file.ok()) return {};
-  return python_method_names(**file);
+  return read_python_methods(**file);
+}
+
+PythonMethodNames names_of(const std::string& path) {
+  return methods_of(path).symbols();
 }
 
 TEST(PythonMethods, ModuleTypeAndSpecTablesAreNamedAsCProfileNamesThem) {
@@ -30,6 +35,30 @@ TEST(PythonMethods, ModuleTypeAndSpecTablesAreNamedAsCProfileNamesThem) {
       << "the function a tail-calling wrapper jumps to (through the PLT) is on the stacks";
   EXPECT_EQ(names.count("fake_helper"), 0u) << "a function in no table";
   EXPECT_EQ(names.size(), 6u);
+}
+
+// Ubuntu's and Debian's interpreters are stripped: no symbol for a static
+// ml_meth. The CFI still says where each function starts, so an address
+// inside builtin_sorted is still named.
+TEST(PythonMethods, AStrippedFileIsNamedByAddress) {
+  const uint64_t sorted_at = testing::symbol_value(STRATA_PYTHON_METHODS_FIXTURE, "fake_sorted");
+  const uint64_t join_at = testing::symbol_value(STRATA_PYTHON_METHODS_FIXTURE, "PyFake_Join");
+  const uint64_t helper_at = testing::symbol_value(STRATA_PYTHON_METHODS_FIXTURE, "fake_helper");
+  ASSERT_NE(sorted_at, 0u);
+  test_util::TempDir dir("strata-python-methods");
+  const std::string stripped = dir.file("stripped.so");
+  ASSERT_TRUE(testing::run_command("cp '" STRATA_PYTHON_METHODS_FIXTURE "' '" + stripped + "' && " +
+                                   STRATA_OBJCOPY + std::string(" --strip-all '") + stripped +
+                                   "'"));
+  PythonMethods methods = methods_of(stripped);
+  EXPECT_EQ(methods.by_symbol("fake_sorted"), nullptr) << "no symbols left";
+  const std::string* sorted = methods.by_address(sorted_at + 1);
+  ASSERT_NE(sorted, nullptr);
+  EXPECT_EQ(*sorted, "built-in method fakemod.sorted");
+  const std::string* join = methods.by_address(join_at);
+  ASSERT_NE(join, nullptr) << "the tail-called function, an exported one";
+  EXPECT_EQ(*join, "built-in method fakemod.join");
+  EXPECT_EQ(methods.by_address(helper_at), nullptr) << "a function in no table";
 }
 
 TEST(PythonMethods, AFileWithoutThePythonApiHasNone) {

@@ -145,6 +145,7 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
       frame.inlined = f.inlined;
       if (!f.has_symbol) {
         frame.module_offset = f.module_offset;  // unsymbolized: one frame per address
+        if (builtins) frame.python_name = builtins->name_at(f.module, f.module_offset);
       } else if (split_python_name(f.function, &frame.function, &frame.file)) {
         frame.line = python_sources.def_line(frame.file, frame.function);
       } else {

@@ -56,16 +56,24 @@ int PythonSources::def_line(const std::string& file, const std::string& qualname
   return cache_[key] = found;
 }
 
-std::string PythonBuiltinNames::name(const std::string& module, const std::string& symbol) {
+const symbolize::PythonMethods& PythonBuiltinNames::methods(const std::string& module) {
   auto it = modules_.find(module);
   if (it == modules_.end()) {
-    symbolize::PythonMethodNames names;
-    if (auto file = symbolize::ElfFile::open(module))
-      names = symbolize::python_method_names(**file);
-    it = modules_.emplace(module, std::move(names)).first;
+    symbolize::PythonMethods read;
+    if (auto file = symbolize::ElfFile::open(module)) read = symbolize::read_python_methods(**file);
+    it = modules_.emplace(module, std::move(read)).first;
   }
-  auto found = it->second.find(symbol);
-  return found == it->second.end() ? std::string() : found->second;
+  return it->second;
+}
+
+std::string PythonBuiltinNames::name(const std::string& module, const std::string& symbol) {
+  const std::string* found = methods(module).by_symbol(symbol);
+  return found ? *found : std::string();
+}
+
+std::string PythonBuiltinNames::name_at(const std::string& module, uint64_t address) {
+  const std::string* found = methods(module).by_address(address);
+  return found ? *found : std::string();
 }
 
 }  // namespace strata::import

@@ -5,6 +5,7 @@
 // report time (analysis/python_view.h).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,9 +41,13 @@ class PythonBuiltinNames {
   // The name for the function whose linkage name is `symbol` in `module`;
   // "" when it is no builtin (or the module cannot be read).
   std::string name(const std::string& module, const std::string& symbol);
+  // The same for an address of a module without symbols (its CFI tells
+  // where functions start).
+  std::string name_at(const std::string& module, uint64_t address);
 
  private:
-  std::map<std::string, symbolize::PythonMethodNames> modules_;
+  const symbolize::PythonMethods& methods(const std::string& module);
+  std::map<std::string, symbolize::PythonMethods> modules_;
 };
 
 }  // namespace strata::import
