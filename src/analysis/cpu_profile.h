@@ -66,6 +66,7 @@ struct Sample {
   int64_t time_ns = 0;         // CLOCK_MONOTONIC
   int64_t weight_ns = 0;       // the cpu-clock period this sample stands for; 0 = use 1e9 / rate
   std::vector<FrameId> stack;  // leaf first
+  bool cut = false;  // the unwind stopped at the stack copy's end: the root part is missing
 };
 
 enum class CallKind : uint8_t { kEnter, kExit };

@@ -21,7 +21,7 @@ store::CpuProfileRows to_rows(const Profile& profile) {
   }
   std::map<std::vector<FrameId>, int64_t> stack_ids;
   for (const auto& s : profile.samples) {
-    store::CpuSampleRow row{s.time_ns, s.pid, s.tid, sample_weight_ns(profile, s), -1};
+    store::CpuSampleRow row{s.time_ns, s.pid, s.tid, sample_weight_ns(profile, s), -1, s.cut};
     if (!s.stack.empty()) {
       auto [it, added] = stack_ids.emplace(s.stack, static_cast<int64_t>(rows.stacks.size()));
       if (added) rows.stacks.emplace_back(s.stack.begin(), s.stack.end());
@@ -61,6 +61,7 @@ Profile from_rows(const store::CpuProfileRows& rows) {
     sample.pid = s.pid;
     sample.time_ns = s.time_ns;
     sample.weight_ns = s.weight_ns;
+    sample.cut = s.cut;
     if (s.stack >= 0) {
       for (int64_t frame : rows.stacks[s.stack]) sample.stack.push_back(ids[frame]);
     }

@@ -1,9 +1,9 @@
 #include "analysis/torch_op_profile.h"
 
 #include <algorithm>
-#include <string>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 
 #include "format/torch_payloads.h"

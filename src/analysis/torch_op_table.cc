@@ -12,8 +12,8 @@
 namespace strata::analysis {
 namespace {
 
-constexpr int64_t kBackwardScope = 1;    // at::RecordScope::BACKWARD_FUNCTION
-constexpr int64_t kUserScope = 7;        // at::RecordScope::USER_SCOPE (record_function)
+constexpr int64_t kBackwardScope = 1;  // at::RecordScope::BACKWARD_FUNCTION
+constexpr int64_t kUserScope = 7;      // at::RecordScope::USER_SCOPE (record_function)
 constexpr int64_t kExternalCustom0 = kTorchExternalKind;
 
 // One FunctionEvent of torch's list.

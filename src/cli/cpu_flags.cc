@@ -8,10 +8,12 @@
 #include "analysis/cpp_names.h"
 #include "analysis/cpu_callers.h"
 #include "analysis/cpu_pstats.h"
+#include "analysis/python_imports.h"
 #include "analysis/python_view.h"
 #include "cli/verbs.h"
 #include "report/cpu_callers_report.h"
 #include "report/cpu_report.h"
+#include "report/python_imports_report.h"
 
 namespace strata::cli {
 
@@ -38,6 +40,9 @@ void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
                 "For each listed function, the functions that called it (pstats' print_callers)");
   sub->add_flag("--callees", flags.callees,
                 "For each listed function, the functions it called (pstats' print_callees)");
+  sub->add_flag("--imports", flags.imports,
+                "Python programs: import time per imported module, as python -X importtime "
+                "prints it (self and cumulative, in us)");
   sub->add_flag("--full-names", flags.full_names,
                 "C++ names as demangled (default: std::string for std::__cxx11::basic_string<char, "
                 "...>, no default template arguments)");
@@ -67,12 +72,20 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
     std::fprintf(stderr, "strata: %s\n", sort.error().message.c_str());
     return kExitUsage;
   }
-  if (flags.callers + flags.callees + flags.threads > 1) {
+  if (flags.callers + flags.callees + flags.threads + flags.imports > 1) {
     std::fprintf(stderr,
-                 "strata: --callers, --callees and --threads are separate views: give one\n");
+                 "strata: --callers, --callees, --threads and --imports are separate views: give "
+                 "one\n");
     return kExitUsage;
   }
   const analysis::Profile profile = shown_profile(recorded, flags.native, flags.full_names);
+  if (flags.imports) {
+    std::string out = report::render_python_imports(analysis::python_imports(profile),
+                                                    static_cast<size_t>(flags.limit), *format);
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
   analysis::CpuTableOptions options;
   options.sort = *sort;
   options.limit = static_cast<size_t>(flags.limit);

@@ -20,6 +20,7 @@ struct CpuReportFlags {
   bool threads = false;
   bool callers = false;     // pstats' print_callers instead of the function table
   bool callees = false;     // pstats' print_callees
+  bool imports = false;     // import time per module, as python -X importtime
   bool full_names = false;  // C++ names as demangled, default template arguments and all
   bool native = false;      // Python programs: the mixed stacks, interpreter frames and all
   std::string format = "table";

@@ -171,10 +171,13 @@ BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) 
   if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
   BuiltProfile built = import::build_profile(run.raw, build);
   if (built.counters.unwind_truncated > 0) {
+    // 65528 is the most a perf_event sample can carry (its size is a u16).
     std::fprintf(stderr,
                  "strata: %llu stacks were deeper than the %u-byte stack copy and are cut short "
-                 "(raise --stack-size)\n",
-                 static_cast<unsigned long long>(built.counters.unwind_truncated), stack_bytes);
+                 "(%s)\n",
+                 static_cast<unsigned long long>(built.counters.unwind_truncated), stack_bytes,
+                 stack_bytes < 65528 ? "raise --stack-size, up to 65528"
+                                     : "65528 bytes is the most the kernel copies");
   }
   return built;
 }

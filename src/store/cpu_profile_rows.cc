@@ -51,8 +51,8 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       sql::Statement sample,
       sql::Statement::prepare(
           db,
-          "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source) "
-          "VALUES (?, ?, ?, ?, ?)",
+          "INSERT INTO strata_cpu_samples (timestamp, global_tid, stack_id, weight, source, cut) "
+          "VALUES (?, ?, ?, ?, ?, ?)",
           "strata_cpu_samples"));
   STRATA_ASSIGN_OR_RETURN(sql::Statement call,
                           sql::Statement::prepare(db,
@@ -133,6 +133,7 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       sample.bind(3, s.stack);
     sample.bind(4, s.weight_ns);
     sample.bind(5, std::string_view(rows.source));
+    sample.bind(6, int64_t{s.cut ? 1 : 0});
     STRATA_TRY(step(sample, "strata_cpu_samples"));
   }
   for (const auto& c : rows.calls) {
@@ -188,9 +189,11 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (count.column_int(0) == 0) return std::optional<CpuProfileRows>{};
 
   CpuProfileRows rows;
-  // Traces written before python_name_id existed have no such column.
+  // Schema v1 traces have neither strata_cpu_frames.python_name_id nor
+  // strata_cpu_samples.cut (both came with v2).
   STRATA_ASSIGN_OR_RETURN(bool has_python_names,
                           sql::column_exists(db, "strata_cpu_frames", "python_name_id", name));
+  STRATA_ASSIGN_OR_RETURN(bool has_cut, sql::column_exists(db, "strata_cpu_samples", "cut", name));
   STRATA_ASSIGN_OR_RETURN(
       sql::Statement frames,
       sql::Statement::prepare(
@@ -246,8 +249,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
       sql::Statement samples,
       sql::Statement::prepare(
           db,
-          "SELECT timestamp, global_tid, stack_id, weight, source FROM strata_cpu_samples "
-          "ORDER BY timestamp, id",
+          std::string("SELECT timestamp, global_tid, stack_id, weight, source, ") +
+              (has_cut ? "cut" : "0") + " FROM strata_cpu_samples ORDER BY timestamp, id",
           where + "strata_cpu_samples"));
   while ((rc = samples.step()) == SQLITE_ROW) {
     CpuSampleRow s;
@@ -262,6 +265,7 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     }
     s.weight_ns = samples.column_int(3);
     rows.source = samples.column_text(4);
+    s.cut = samples.column_int(5) != 0;
     rows.samples.push_back(s);
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_samples");

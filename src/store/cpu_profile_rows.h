@@ -32,6 +32,7 @@ struct CpuSampleRow {
   int32_t tid = 0;
   int64_t weight_ns = 0;
   int64_t stack = -1;  // index into CpuProfileRows::stacks; -1 when empty
+  bool cut = false;    // the stack lacks its root part (stack copy too small)
 };
 
 // One -finstrument-functions event: entering or leaving a function.

@@ -312,7 +312,8 @@ constexpr std::array<std::string_view, 17> kStrataTables = {
     cpu               INTEGER,
     stack_id          INTEGER,              -- REFERENCES strata_cpu_stacks(id); NULL when unwinding failed
     weight            INTEGER   NOT NULL   DEFAULT 1,   -- samples (or ns) this row stands for
-    source            TEXT      NOT NULL               -- perf_event or sigprof
+    source            TEXT      NOT NULL,              -- perf_event or sigprof
+    cut               INTEGER   NOT NULL   DEFAULT 0   -- 1: the stack copy ended the unwind, the stack lacks its root part
 );)sql",
     // Deduplicated stacks, one row per frame, depth 0 the innermost (leaf).
     R"sql(CREATE TABLE strata_cpu_stacks (

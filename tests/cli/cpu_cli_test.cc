@@ -285,6 +285,34 @@ TEST(CpuCli, AStrippedInterpreterStillNamesBuiltins) {
   EXPECT_EQ(doc["functions"][0]["filename:lineno(function)"], "{built-in method builtins.sum}");
 }
 
+// --imports: import time per module, as python -X importtime ranks it.
+TEST(CpuCli, ImportsPerModule) {
+  std::string python = find_python312();
+  if (python.empty()) GTEST_SKIP() << "no CPython 3.12 here";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "imports.py") << "import asyncio, email.parser, json\n";
+  // Imports nest deep: the largest stack copy keeps their outer frames.
+  auto r =
+      run_strata("cpu --stack-size 65528 -o t.sqlite -- " + python + " imports.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto rows = report_json(dir, "t.sqlite", "--imports --limit 0");
+  ASSERT_TRUE(rows.is_array()) << rows.dump();
+  bool asyncio = false;
+  for (const auto& row : rows) {
+    EXPECT_GE(row["cumulative_us"].get<double>(), row["self_us"].get<double>()) << row.dump();
+    if (row["module"] == "asyncio") {
+      asyncio = true;
+      EXPECT_EQ(row["depth"], 0);
+      EXPECT_GT(row["cumulative_us"].get<double>(), 0);
+    }
+  }
+  EXPECT_TRUE(asyncio) << rows.dump();
+  auto both = run_strata("report t.sqlite --imports --callers", dir.path());
+  EXPECT_EQ(both.status, 2);
+  EXPECT_EQ(both.err_lines().size(), 1u) << both.err;
+}
+
 TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {
   ScratchDir dir;
   auto r = run_strata("cpu --instrument -o t.sqlite -- " CPU_HOTSPOT_INSTRUMENTED_BIN

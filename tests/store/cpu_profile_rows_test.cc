@@ -21,7 +21,7 @@ CpuProfileRows sampled_rows() {
                  {"builtin_sorted", "bltinmodule.c", 2, "/bin/python3.12", 0x50, false, "native",
                   "built-in method builtins.sorted"}};
   rows.stacks = {{0, 1}, {2}, {3, 1}};
-  rows.samples = {{100, 9, 9, 1'000'000, 0}, {200, 9, 10, 1'000'000, 1}, {300, 9, 10, 5, -1}};
+  rows.samples = {{100, 9, 9, 1'000'000, 0}, {200, 9, 10, 1'000'000, 1}, {300, 9, 10, 5, -1, true}};
   rows.threads = {{9, 9, "main"}, {9, 10, "worker"}};
   rows.processes = {{9, "prog --flag"}};
   return rows;
@@ -44,6 +44,7 @@ TEST(CpuProfileRowsStore, VersionOneFramesReadWithoutPythonNames) {
   ASSERT_TRUE(round_trip(path, sampled_rows()).ok());
   testing::make_sqlite(path,
                        "ALTER TABLE strata_cpu_frames DROP COLUMN python_name_id;"
+                       "ALTER TABLE strata_cpu_samples DROP COLUMN cut;"
                        "UPDATE strata_run SET schema_version = 1");
   auto reader = TraceReader::open(path);
   ASSERT_TRUE(reader.ok()) << reader.error().message;
@@ -53,6 +54,8 @@ TEST(CpuProfileRowsStore, VersionOneFramesReadWithoutPythonNames) {
   ASSERT_EQ((*read)->frames.size(), 4u);
   EXPECT_EQ((*read)->frames[3].function, "builtin_sorted");
   EXPECT_EQ((*read)->frames[3].python_name, "");
+  ASSERT_EQ((*read)->samples.size(), 3u);
+  for (const auto& s : (*read)->samples) EXPECT_FALSE(s.cut);
 }
 
 TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
@@ -87,6 +90,7 @@ TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
     EXPECT_EQ(rows.samples[i].tid, written.samples[i].tid) << i;
     EXPECT_EQ(rows.samples[i].weight_ns, written.samples[i].weight_ns) << i;
     EXPECT_EQ(rows.samples[i].stack, written.samples[i].stack) << i;
+    EXPECT_EQ(rows.samples[i].cut, written.samples[i].cut) << i;
   }
   ASSERT_EQ(rows.threads.size(), 2u);
   EXPECT_EQ(rows.threads[1].tid, 10);

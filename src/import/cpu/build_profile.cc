@@ -24,6 +24,7 @@ using PcKey = std::tuple<uint32_t, uint64_t, bool>;  // pid, pc, is a return add
 // the symbolizer's frames of each distinct (pid, pc).
 struct UnwoundSamples {
   std::vector<std::vector<uint64_t>> pcs;  // parallel to RawProfile::samples
+  std::vector<bool> cut;                   // the stack copy or the frame limit ended the unwind
   std::map<PcKey, std::vector<symbolize::Frame>> symbols;
 };
 
@@ -55,8 +56,10 @@ void read_python_perf_maps(const sampler::RawProfile& raw, AddressSpaces& spaces
 // callchain (fp), or at least its ip.
 std::vector<uint64_t> sample_pcs(const sampler::RawProfile& raw, const sampler::Sample& s,
                                  const symbolize::AddressSpace& space, size_t max_frames,
-                                 symbolize::Symbolizer& symbolizer, CaptureCounters& counters) {
+                                 symbolize::Symbolizer& symbolizer, CaptureCounters& counters,
+                                 bool* cut) {
   std::vector<uint64_t> pcs;
+  *cut = false;
   if (raw.mode == sampler::StackMode::kDwarf && !raw.regs_of(s).empty()) {
     symbolize::UserRegs regs = symbolize::from_perf_regs(raw.regs_mask, raw.regs_of(s));
     symbolize::StackCopy stack{regs.sp(), raw.stack_of(s)};
@@ -65,6 +68,7 @@ std::vector<uint64_t> sample_pcs(const sampler::RawProfile& raw, const sampler::
     if (unwound.stop == symbolize::UnwindStop::kStackTruncated ||
         unwound.stop == symbolize::UnwindStop::kMaxFrames) {
       ++counters.unwind_truncated;
+      *cut = true;
     } else if (unwound.stop != symbolize::UnwindStop::kEnd) {
       ++counters.unwind_incomplete;
     }
@@ -82,12 +86,15 @@ UnwoundSamples unwind_and_symbolize(const sampler::RawProfile& raw, const Addres
   symbolize::Symbolizer symbolizer;
   UnwoundSamples out;
   out.pcs.resize(raw.samples.size());
+  out.cut.resize(raw.samples.size());
   for (size_t n = 0; n < raw.samples.size(); ++n) {
     const auto& s = raw.samples[n];
     auto space_it = spaces.find(s.pid);
     if (space_it == spaces.end()) continue;
     std::vector<uint64_t>& pcs = out.pcs[n];
-    pcs = sample_pcs(raw, s, space_it->second, options.max_frames, symbolizer, counters);
+    bool cut = false;
+    pcs = sample_pcs(raw, s, space_it->second, options.max_frames, symbolizer, counters, &cut);
+    out.cut[n] = cut;
     for (size_t i = 0; i < pcs.size(); ++i) {
       PcKey key{s.pid, pcs[i], i > 0};
       if (!out.symbols.count(key)) {
@@ -178,6 +185,7 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
     sample.pid = static_cast<int32_t>(s.pid);
     sample.time_ns = static_cast<int64_t>(s.time);
     sample.weight_ns = static_cast<int64_t>(s.period);
+    sample.cut = unwound.cut[n];
     for (size_t i = 0; i < pcs.size(); ++i) {
       const auto& ids = frame_ids.at({s.pid, pcs[i], i > 0});
       sample.stack.insert(sample.stack.end(), ids.begin(), ids.end());
