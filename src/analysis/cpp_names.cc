@@ -7,8 +7,6 @@
 namespace strata::analysis {
 namespace {
 
-constexpr FrameId kInvalidFrame = ~FrameId{0};
-
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);

@@ -9,8 +9,8 @@
 namespace strata::analysis {
 
 FrameId FrameTable::intern(const Frame& frame) {
-  Key key{frame.function,      frame.file,    frame.line,       frame.module,
-          frame.module_offset, frame.inlined, frame.python_name};
+  Key key{frame.function,      frame.file,    frame.line,        frame.module,
+          frame.module_offset, frame.inlined, frame.python_name, frame.sample_line};
   auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<FrameId>(frames_.size()));
   if (inserted) frames_.push_back(frame);
   return it->second;

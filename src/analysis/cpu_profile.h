@@ -21,6 +21,8 @@
 namespace strata::analysis {
 
 using FrameId = uint32_t;
+// An id no frame has: where a remapping meets an id out of range (a damaged trace).
+inline constexpr FrameId kInvalidFrame = ~FrameId{0};
 
 struct Frame {
   std::string function;  // demangled; empty when the address could not be symbolized
@@ -33,6 +35,11 @@ struct Frame {
   // braces ("built-in method builtins.sorted", "method 'join' of 'str'
   // objects"); "" for every other frame. See analysis/python_view.h.
   std::string python_name = {};
+  // The line of the sampled instruction (or of the call, for a caller's
+  // frame), from the line table; 0 when unknown (Python frames: perf maps
+  // carry no lines). `--lines` and `--annotate` read it; the function
+  // tables key on `line`, the definition.
+  int sample_line = 0;
 
   friend bool operator==(const Frame&, const Frame&) = default;
 };
@@ -47,7 +54,8 @@ class FrameTable {
   const std::vector<Frame>& frames() const { return frames_; }
 
  private:
-  using Key = std::tuple<std::string, std::string, int, std::string, uint64_t, bool, std::string>;
+  using Key =
+      std::tuple<std::string, std::string, int, std::string, uint64_t, bool, std::string, int>;
   std::vector<Frame> frames_;
   std::map<Key, FrameId> index_;
 };

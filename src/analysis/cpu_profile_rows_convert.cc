@@ -17,7 +17,7 @@ store::CpuProfileRows to_rows(const Profile& profile) {
   for (const auto& f : profile.frames.frames()) {
     bool python = f.module.find("perf-") != std::string::npos;
     rows.frames.push_back({f.function, f.file, f.line, f.module, f.module_offset, f.inlined,
-                           python ? "python" : "native", f.python_name});
+                           python ? "python" : "native", f.python_name, f.sample_line});
   }
   std::map<std::vector<FrameId>, int64_t> stack_ids;
   for (const auto& s : profile.samples) {
@@ -52,8 +52,8 @@ Profile from_rows(const store::CpuProfileRows& rows) {
   profile.throttles = rows.throttles;
   std::vector<FrameId> ids;
   for (const auto& f : rows.frames) {
-    ids.push_back(profile.frames.intern(
-        {f.function, f.file, f.line, f.module, f.module_offset, f.inlined, f.python_name}));
+    ids.push_back(profile.frames.intern({f.function, f.file, f.line, f.module, f.module_offset,
+                                         f.inlined, f.python_name, f.sample_line}));
   }
   for (const auto& s : rows.samples) {
     Sample sample;

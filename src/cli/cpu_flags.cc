@@ -7,10 +7,13 @@
 
 #include "analysis/cpp_names.h"
 #include "analysis/cpu_callers.h"
+#include "analysis/cpu_lines.h"
 #include "analysis/cpu_pstats.h"
 #include "analysis/python_imports.h"
 #include "analysis/python_view.h"
 #include "cli/verbs.h"
+#include "common/strings.h"
+#include "report/cpu_annotate_report.h"
 #include "report/cpu_callers_report.h"
 #include "report/cpu_report.h"
 #include "report/python_imports_report.h"
@@ -43,6 +46,13 @@ void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
   sub->add_flag("--imports", flags.imports,
                 "Python programs: import time per imported module, as python -X importtime "
                 "prints it (self and cumulative, in us)");
+  sub->add_flag("--lines", flags.lines,
+                "One row per source line (file:LINE(function), LINE where the samples were), "
+                "from the DWARF line tables");
+  sub->add_option("--annotate", flags.annotate,
+                  "The source of the function whose name contains FUNC, with the time of each "
+                  "line (perf annotate, line_profiler)")
+      ->type_name("FUNC");
   sub->add_flag("--full-names", flags.full_names,
                 "C++ names as demangled (default: std::string for std::__cxx11::basic_string<char, "
                 "...>, no default template arguments)");
@@ -72,13 +82,25 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
     std::fprintf(stderr, "strata: %s\n", sort.error().message.c_str());
     return kExitUsage;
   }
-  if (flags.callers + flags.callees + flags.threads + flags.imports > 1) {
+  if (flags.callers + flags.callees + flags.threads + flags.imports + !flags.annotate.empty() > 1) {
     std::fprintf(stderr,
-                 "strata: --callers, --callees, --threads and --imports are separate views: give "
-                 "one\n");
+                 "strata: --callers, --callees, --threads, --imports and --annotate are separate "
+                 "views: give one\n");
     return kExitUsage;
   }
-  const analysis::Profile profile = shown_profile(recorded, flags.native, flags.full_names);
+  const analysis::Profile viewed = shown_profile(recorded, flags.native, flags.full_names);
+  if (!flags.annotate.empty()) {
+    auto annotation = analysis::annotate(viewed, flags.annotate);
+    if (!annotation) {
+      std::fprintf(stderr, "strata: %s\n", printable(annotation.error().message).c_str());
+      return kExitUsage;
+    }
+    std::string out = report::render_annotation(*annotation, *format);
+    std::fputs(out.c_str(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  const analysis::Profile profile = flags.lines ? analysis::by_sample_line(viewed) : viewed;
   if (flags.imports) {
     std::string out = report::render_python_imports(analysis::python_imports(profile),
                                                     static_cast<size_t>(flags.limit), *format);

@@ -21,6 +21,8 @@ struct CpuReportFlags {
   bool callers = false;     // pstats' print_callers instead of the function table
   bool callees = false;     // pstats' print_callees
   bool imports = false;     // import time per module, as python -X importtime
+  bool lines = false;       // one row per sampled line: file:LINE(function)
+  std::string annotate;     // a function's source with the time of each line
   bool full_names = false;  // C++ names as demangled, default template arguments and all
   bool native = false;      // Python programs: the mixed stacks, interpreter frames and all
   std::string format = "table";

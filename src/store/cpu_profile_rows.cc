@@ -40,7 +40,7 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       sql::Statement::prepare(
           db,
           "INSERT INTO strata_cpu_frames (id, mapping_id, address, kind, function_id, file_id, "
-          "line, inlined, python_name_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "line, inlined, python_name_id, sample_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           "strata_cpu_frames"));
   STRATA_ASSIGN_OR_RETURN(
       sql::Statement stack,
@@ -114,6 +114,7 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
       frame.bind_null(9);
     else
       frame.bind(9, python_name);
+    frame.bind(10, int64_t{f.sample_line});
     STRATA_TRY(step(frame, "strata_cpu_frames"));
   }
   for (size_t i = 0; i < rows.stacks.size(); ++i) {
@@ -200,7 +201,7 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
           db,
           std::string("SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, "
                       "mp.value, ") +
-              (has_python_names ? "pn.value " : "NULL ") +
+              (has_python_names ? "pn.value, f.sample_line " : "NULL, 0 ") +
               "FROM strata_cpu_frames f "
               "LEFT JOIN StringIds fn ON fn.id = f.function_id "
               "LEFT JOIN StringIds fl ON fl.id = f.file_id " +
@@ -223,6 +224,7 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     f.inlined = frames.column_int(6) != 0;
     f.module = frames.column_text(7);
     f.python_name = frames.column_text(8);
+    f.sample_line = static_cast<int>(frames.column_int(9));
     rows.frames.push_back(std::move(f));
   }
   if (rc != SQLITE_DONE) return sql::error(db, where + "strata_cpu_frames");

@@ -22,8 +22,9 @@ struct CpuFrameRow {
   std::string module;
   uint64_t module_offset = 0;
   bool inlined = false;
-  std::string kind = "native";  // native or python
+  std::string kind = "native";   // native or python
   std::string python_name = {};  // cProfile's name of a C function Python calls; "" otherwise
+  int sample_line = 0;           // the sampled instruction's line; 0 unknown
 };
 
 struct CpuSampleRow {

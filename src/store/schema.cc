@@ -332,7 +332,8 @@ constexpr std::array<std::string_view, 17> kStrataTables = {
     file_id           INTEGER,              -- REFERENCES StringIds(id) -- source file
     line              INTEGER,
     inlined           INTEGER   NOT NULL   DEFAULT 0,  -- 1 for a frame inlined into the next one
-    python_name_id    INTEGER               -- REFERENCES StringIds(id) -- cProfile's name of a C function Python calls
+    python_name_id    INTEGER,              -- REFERENCES StringIds(id) -- cProfile's name of a C function Python calls
+    sample_line       INTEGER   NOT NULL   DEFAULT 0   -- the sampled instruction's (or call's) line; 0 unknown
 );)sql",
     // Executable mappings of the sampled processes, for symbolization.
     R"sql(CREATE TABLE strata_cpu_mappings (

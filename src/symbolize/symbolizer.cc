@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -675,18 +676,33 @@ struct Symbolizer::Impl {
     Dwarf_Files* files = nullptr;
     size_t nfiles = 0;
     if (cudie != nullptr && dwarf_getsrcfiles(cudie, &files, &nfiles) != 0) files = nullptr;
+    // A relative file name is relative to the compilation directory (ccache's
+    // base_dir and some build systems write them so): joined, it names the
+    // file wherever the report is read, so --annotate can open it.
+    std::string comp_dir;
+    Dwarf_Attribute comp_dir_attr;
+    if (cudie != nullptr) {
+      if (const char* dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &comp_dir_attr))) {
+        comp_dir = dir;
+      }
+    }
+    auto source_path = [&](const char* name) -> std::string {
+      if (name == nullptr) return "";
+      if (name[0] == '/' || comp_dir.empty()) return name;
+      return (std::filesystem::path(comp_dir) / name).lexically_normal().string();
+    };
     bool have_function = false;
     for (int i = 0; i < nscopes; ++i) {
       Dwarf_Die* scope = &scopes[i];
       int tag = dwarf_tag(scope);
       if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
       Frame frame = base;
-      frame.file = loc_file != nullptr ? loc_file : "";
+      frame.file = source_path(loc_file);
       frame.line = loc_line;
       frame.column = loc_col;
       int decl_line = 0;
       if (dwarf_decl_line(scope, &decl_line) == 0) frame.decl_line = decl_line;
-      if (const char* decl_file = dwarf_decl_file(scope)) frame.decl_file = decl_file;
+      frame.decl_file = source_path(dwarf_decl_file(scope));
       const char* name = die_function_name(scope);
       if (tag == DW_TAG_subprogram && sym_name != nullptr) name = sym_name;
       if (name != nullptr) {
@@ -721,7 +737,7 @@ struct Symbolizer::Impl {
     if (!have_function) {
       // No DWARF scope: the symbol alone, with what the line table knew.
       Frame frame = base;
-      frame.file = loc_file != nullptr ? loc_file : "";
+      frame.file = source_path(loc_file);
       frame.line = loc_line;
       frame.column = loc_col;
       if (sym_name != nullptr) {

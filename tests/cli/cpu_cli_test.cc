@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli_runner.h"
 
@@ -311,6 +312,32 @@ TEST(CpuCli, ImportsPerModule) {
   auto both = run_strata("report t.sqlite --imports --callers", dir.path());
   EXPECT_EQ(both.status, 2);
   EXPECT_EQ(both.err_lines().size(), 1u) << both.err;
+}
+
+// --lines and --annotate: where in the hot function the time goes.
+TEST(CpuCli, LinesAndAnnotateShowTheHotLine) {
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  auto r = run_strata("cpu -o t.sqlite -- " + kHotspot + " --mode slow --lines 6000", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto rows = report_json(dir, "t.sqlite", "--lines --filter normalize_line_slow --limit 0");
+  std::set<std::string> labels;
+  for (const auto& row : rows["functions"]) labels.insert(row["filename:lineno(function)"]);
+  EXPECT_GE(labels.size(), 3u) << "one row per sampled line of the function";
+  auto lines = report_json(dir, "t.sqlite", "--annotate normalize_line_slow");
+  ASSERT_TRUE(lines.is_array() && !lines.empty()) << lines.dump();
+  const nlohmann::json* hottest = &lines[0];
+  for (const auto& l : lines) {
+    if (l["self"].get<double>() > (*hottest)["self"].get<double>()) hottest = &l;
+  }
+  // The source is found (the debug info's path, joined to its compilation
+  // directory) and the hottest line is inside the copying loop.
+  std::string source = (*hottest)["source"];
+  EXPECT_NE(source.find("for"), std::string::npos) << hottest->dump();
+  auto missing = run_strata("report t.sqlite --annotate no_such_function", dir.path());
+  EXPECT_EQ(missing.status, 2);
+  ASSERT_EQ(missing.err_lines().size(), 1u) << missing.err;
+  EXPECT_NE(missing.err.find("no_such_function"), std::string::npos);
 }
 
 TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {

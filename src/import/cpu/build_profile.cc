@@ -159,6 +159,7 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
         frame.function = f.function;
         frame.file = f.decl_file;
         frame.line = f.decl_line;
+        frame.sample_line = f.line;
         if (builtins && !f.inlined) frame.python_name = builtins->name(f.module, f.raw_function);
         if (frame.line == 0) {
           auto d = declared.find({f.module, f.function});
