@@ -184,25 +184,7 @@ std::string short_cpp_name(std::string_view name) {
 }
 
 Profile with_short_names(const Profile& profile) {
-  Profile out = profile;
-  // Old frame id -> new: frames whose names become equal share an id.
-  FrameTable frames;
-  std::vector<FrameId> remap(profile.frames.size());
-  for (FrameId id = 0; id < profile.frames.size(); ++id) {
-    Frame shortened = profile.frames.at(id);
-    shortened.function = short_cpp_name(shortened.function);
-    remap[id] = frames.intern(shortened);
-  }
-  // An id out of range (a damaged trace) stays out of range.
-  auto new_id = [&](FrameId id) { return id < remap.size() ? remap[id] : kInvalidFrame; };
-  for (Sample& s : out.samples) {
-    for (FrameId& id : s.stack) id = new_id(id);
-  }
-  for (ThreadCalls& tc : out.calls) {
-    for (CallEvent& e : tc.events) e.frame = new_id(e.frame);
-  }
-  out.frames = std::move(frames);
-  return out;
+  return with_changed_frames(profile, [](Frame& f) { f.function = short_cpp_name(f.function); });
 }
 
 }  // namespace strata::analysis

@@ -6,23 +6,9 @@
 namespace strata::analysis {
 
 Profile by_sample_line(const Profile& profile) {
-  Profile out = profile;
-  FrameTable frames;
-  std::vector<FrameId> remap(profile.frames.size());
-  for (FrameId id = 0; id < profile.frames.size(); ++id) {
-    Frame f = profile.frames.at(id);
+  return with_changed_frames(profile, [](Frame& f) {
     if (f.sample_line > 0 && !f.file.empty()) f.line = f.sample_line;
-    remap[id] = frames.intern(f);
-  }
-  auto new_id = [&](FrameId id) { return id < remap.size() ? remap[id] : kInvalidFrame; };
-  for (Sample& s : out.samples) {
-    for (FrameId& id : s.stack) id = new_id(id);
-  }
-  for (ThreadCalls& tc : out.calls) {
-    for (CallEvent& e : tc.events) e.frame = new_id(e.frame);
-  }
-  out.frames = std::move(frames);
-  return out;
+  });
 }
 
 Result<Annotation> annotate(const Profile& profile, const std::string& name) {

@@ -119,6 +119,31 @@ struct Profile {
   std::vector<ProcessInfo> processes;
 };
 
+// The profile with each frame changed by `change(Frame&)` (a shorter name,
+// another line): frames that become equal share one id, and the stacks and
+// call events are renumbered. An id out of range (a damaged trace) stays
+// out of range.
+template <class Change>
+Profile with_changed_frames(const Profile& profile, Change&& change) {
+  Profile out = profile;
+  FrameTable frames;
+  std::vector<FrameId> remap(profile.frames.size());
+  for (FrameId id = 0; id < profile.frames.size(); ++id) {
+    Frame f = profile.frames.at(id);
+    change(f);
+    remap[id] = frames.intern(f);
+  }
+  auto new_id = [&](FrameId id) { return id < remap.size() ? remap[id] : kInvalidFrame; };
+  for (Sample& s : out.samples) {
+    for (FrameId& id : s.stack) id = new_id(id);
+  }
+  for (ThreadCalls& tc : out.calls) {
+    for (CallEvent& e : tc.events) e.frame = new_id(e.frame);
+  }
+  out.frames = std::move(frames);
+  return out;
+}
+
 // The weight of one sample in ns, falling back to the nominal period.
 int64_t sample_weight_ns(const Profile& profile, const Sample& sample);
 
