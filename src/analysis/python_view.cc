@@ -93,6 +93,24 @@ bool is_system_library(const std::string& module) {
   return false;
 }
 
+std::optional<std::string> interpreter_without_python_names(const Profile& profile) {
+  const auto& all = profile.frames.frames();
+  if (std::any_of(all.begin(), all.end(), is_python_frame)) return std::nullopt;
+  for (const Frame& f : all) {
+    if (f.function == "_PyEval_EvalFrameDefault") return f.module;
+  }
+  return std::nullopt;
+}
+
+std::string python_version_of(const std::string& module) {
+  const std::string base = module.substr(module.rfind('/') + 1);
+  size_t at = base.find("python3.");
+  if (at == std::string::npos) return "";
+  size_t end = at + 8;
+  while (end < base.size() && base[end] >= '0' && base[end] <= '9') ++end;
+  return end > at + 8 ? base.substr(at + 6, end - at - 6) : "";
+}
+
 std::optional<Profile> python_view(const Profile& native) {
   if (!is_sampled(native.mode)) return std::nullopt;
   const auto& all = native.frames.frames();

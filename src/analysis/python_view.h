@@ -26,6 +26,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "analysis/cpu_profile.h"
 
@@ -38,6 +39,16 @@ bool is_python_frame(const Frame& f);
 // The C library and loader: their frames called by the interpreter are the
 // interpreter's work (e.g. __tls_get_addr from a shared libpython).
 bool is_system_library(const std::string& module);
+
+// When the profile ran a CPython interpreter (frames of
+// _PyEval_EvalFrameDefault) but holds no Python function (no perf map: a
+// CPython before 3.12, or one run with perf support off): the interpreter's
+// module path, for the note that says why the names are missing.
+std::optional<std::string> interpreter_without_python_names(const Profile& profile);
+
+// "3.11" from ".../libpython3.11.so.1.0" or "/usr/bin/python3.11"; "" when
+// the path names no version.
+std::string python_version_of(const std::string& module);
 
 // The profile as cProfile would show it; nullopt when it has no Python frame
 // (or is not sampled), so the caller keeps the profile it has.

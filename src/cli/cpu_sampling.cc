@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "analysis/python_view.h"
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
 #include "import/inprocess_sampling.h"
@@ -178,6 +179,25 @@ BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) 
                  static_cast<unsigned long long>(built.counters.unwind_truncated), stack_bytes,
                  stack_bytes < 65528 ? "raise --stack-size, up to 65528"
                                      : "65528 bytes is the most the kernel copies");
+  }
+  if (auto interpreter = analysis::interpreter_without_python_names(built.profile)) {
+    const std::string version = analysis::python_version_of(*interpreter);
+    const bool has_perf_maps = version.size() > 2 && std::stoi(version.substr(2)) >= 12;
+    if (has_perf_maps) {
+      std::fprintf(stderr,
+                   "strata: note: %s (CPython %s) wrote no perf map, so its Python functions "
+                   "show as the interpreter's C functions: was perf support turned off "
+                   "(PYTHONPERFSUPPORT=0, -X perf=0)?\n",
+                   printable(*interpreter).c_str(), version.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "strata: note: %s is CPython %s, which names no Python function to a "
+                   "profiler outside it (no perf map): its time shows as the interpreter's C "
+                   "functions. Python names need CPython 3.12 or later (reading older "
+                   "interpreters' frames is not implemented)\n",
+                   printable(*interpreter).c_str(),
+                   version.empty() ? "before 3.12" : version.c_str());
+    }
   }
   return built;
 }

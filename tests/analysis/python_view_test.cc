@@ -166,6 +166,21 @@ TEST_F(PythonViewTest, DroppedFramesLeaveNoRows) {
   EXPECT_EQ(view->frames.at(0).function, "work");
 }
 
+TEST(PythonVersionOf, FromTheInterpretersFileName) {
+  EXPECT_EQ(python_version_of("/usr/bin/python3.11"), "3.11");
+  EXPECT_EQ(python_version_of("/opt/lib/libpython3.12.so.1.0"), "3.12");
+  EXPECT_EQ(python_version_of("/usr/bin/python3.9"), "3.9");
+  EXPECT_EQ(python_version_of("/usr/bin/python3"), "");
+  EXPECT_EQ(python_version_of("/usr/lib/libfoo.so"), "");
+}
+
+TEST_F(PythonViewTest, AnInterpreterWithoutPythonFramesIsNamed) {
+  sample({interp("_PyEval_EvalFrameDefault"), interp("main")});
+  EXPECT_EQ(interpreter_without_python_names(native_), python_);
+  sample({py("work"), interp("_PyEval_EvalFrameDefault")});
+  EXPECT_EQ(interpreter_without_python_names(native_), std::nullopt);
+}
+
 TEST_F(PythonViewTest, NoPythonFrameNoView) {
   sample({frame("memcpy", libc_), frame("main", "/bin/app")});
   EXPECT_FALSE(python_view(native_).has_value());

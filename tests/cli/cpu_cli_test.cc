@@ -340,6 +340,25 @@ TEST(CpuCli, LinesAndAnnotateShowTheHotLine) {
   EXPECT_NE(missing.err.find("no_such_function"), std::string::npos);
 }
 
+// Before 3.12 CPython writes no perf map: one note says so, naming the version.
+TEST(CpuCli, APythonBefore312GetsOneNoteNamingItsVersion) {
+  const char* python = "/usr/bin/python3.11";  // Debian 12's python3
+  if (access(python, X_OK) != 0) GTEST_SKIP() << "no " << python;
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "loop.py") << "s = 0\nfor i in range(300000):\n    s += i\n";
+  auto r = run_strata("cpu -o t.sqlite -- " + std::string(python) + " loop.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  int notes = 0;
+  for (const auto& line : r.err_lines()) {
+    if (line.find("is CPython 3.11") != std::string::npos) {
+      ++notes;
+      EXPECT_NE(line.find("3.12 or later"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(notes, 1) << r.err;
+}
+
 TEST(CpuCli, InstrumentedModeCountsEveryCallAndStoresThem) {
   ScratchDir dir;
   auto r = run_strata("cpu --instrument -o t.sqlite -- " CPU_HOTSPOT_INSTRUMENTED_BIN
