@@ -40,8 +40,9 @@ struct ImportRow {
 struct ImportTable {
   int64_t import_ns = 0;  // samples under any import
   int64_t total_ns = 0;   // every sample
-  // Samples whose stack the stack copy cut: their import chain lacks its
-  // outer part, so they are left out of the rows (not guessed at).
+  // Samples whose stack was cut short (the stack copy, the frame limit):
+  // their import chain lacks its outer part, so they are left out of the
+  // rows (not guessed at).
   int64_t cut_ns = 0;
   uint64_t cut_samples = 0;
   // Depth first; siblings by cumulative time, largest first.

@@ -1,6 +1,7 @@
 #include "analysis/python_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,26 +23,59 @@ std::set<std::string> interpreter_modules(const FrameTable& frames) {
 // of the interpreter's internals.
 constexpr const char* kNoPythonFrame = "interpreter: no Python frame";
 
-// Which frames of `stack` (leaf first) the Python view keeps; `under_root`
-// says the kept frames go under the kNoPythonFrame root.
-std::vector<bool> kept_frames(const FrameTable& frames, const std::vector<FrameId>& stack,
+// The interpreter's own entry points: a stack holding one is the
+// interpreter's work even with no Python frame on it (a C extension's own
+// thread holds none, even when it calls into the C API).
+bool is_interpreter_entry(const Frame& f) {
+  static const std::set<std::string> kEntries = {"Py_BytesMain",  "Py_RunMain",
+                                                 "Py_Main",       "pymain_main",
+                                                 "Py_FinalizeEx", "Py_InitializeFromConfig",
+                                                 "thread_run",    "pythread_wrapper"};
+  return kEntries.count(f.function) > 0;
+}
+
+// Whether a frame of the interpreter is one that calls a C function for
+// Python code: the evaluation loop or a call dispatcher (vectorcall,
+// cfunction_call, _PyObject_MakeTpCall, ...). Unsymbolized frames of a
+// stripped interpreter count, as nothing tells them apart. Other C code
+// calling a builtin's function (type_new calling PyDict_New, which
+// type.__prepare__ also is) makes no builtin row.
+bool dispatches_calls(const Frame& f, const std::set<std::string>& interpreter) {
+  if (!interpreter.count(f.module)) return false;
+  if (f.function.empty()) return true;
+  std::string lower = f.function;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return f.function == "_PyEval_EvalFrameDefault" || lower.find("call") != std::string::npos;
+}
+
+enum class Kept : uint8_t { kDropped, kAsIs, kAsBuiltin };
+
+// What the Python view does with each frame of `stack` (leaf first);
+// `under_root` says the kept frames go under the kNoPythonFrame root.
+std::vector<Kept> kept_frames(const FrameTable& frames, const std::vector<FrameId>& stack,
                               const std::set<std::string>& interpreter, bool* under_root) {
-  std::vector<bool> keep(stack.size(), false);
+  std::vector<Kept> keep(stack.size(), Kept::kDropped);
   *under_root = false;
   size_t outermost = stack.size();
   size_t leafmost_interpreter = stack.size();
+  bool interpreter_entry = false;
   for (size_t i = 0; i < stack.size(); ++i) {
     const Frame& f = frames.at(stack[i]);
     if (is_python_frame(f)) outermost = i;
     if (leafmost_interpreter == stack.size() && interpreter.count(f.module)) {
       leafmost_interpreter = i;
     }
+    interpreter_entry = interpreter_entry || is_interpreter_entry(f);
   }
   if (outermost == stack.size()) {
-    // No Python frame: a native thread keeps its stack; the interpreter's
-    // own work keeps what it called (the loader loading an extension).
-    for (size_t i = 0; i < stack.size(); ++i) keep[i] = i < leafmost_interpreter;
-    *under_root = leafmost_interpreter < stack.size();
+    // No Python frame: the interpreter's own work keeps what it called (the
+    // loader loading an extension); any other stack is kept as it is.
+    const bool collapse = interpreter_entry && leafmost_interpreter < stack.size();
+    for (size_t i = 0; i < stack.size(); ++i) {
+      keep[i] = !collapse || i < leafmost_interpreter ? Kept::kAsIs : Kept::kDropped;
+    }
+    *under_root = collapse;
     return keep;
   }
   bool caller_is_interpreter = false;
@@ -49,31 +83,30 @@ std::vector<bool> kept_frames(const FrameTable& frames, const std::vector<FrameI
   for (size_t i = outermost + 1; i-- > 0;) {
     const Frame& f = frames.at(stack[i]);
     if (is_python_frame(f)) {
-      keep[i] = true;
+      keep[i] = Kept::kAsIs;
       under_builtin = false;
       caller_is_interpreter = true;  // a trampoline: what it calls is the interpreter
       continue;
     }
     if (under_builtin) continue;  // the builtin's own work
-    if (!f.python_name.empty() && caller_is_interpreter) {
-      keep[i] = true;
+    const bool called_for_python =
+        i + 1 < stack.size() && dispatches_calls(frames.at(stack[i + 1]), interpreter);
+    if (!f.python_name.empty() && called_for_python) {
+      keep[i] = Kept::kAsBuiltin;
       under_builtin = true;
       continue;
     }
-    // A builtin's C function called by other C code (not the interpreter)
-    // is an implementation detail there: treated as any native frame.
     bool interpreter_work =
         interpreter.count(f.module) > 0 || (caller_is_interpreter && is_system_library(f.module));
-    keep[i] = !interpreter_work;
+    keep[i] = interpreter_work ? Kept::kDropped : Kept::kAsIs;
     caller_is_interpreter = interpreter_work;
   }
   return keep;
 }
 
-// How a kept frame shows: a builtin by cProfile's name, without file or
-// module (pstats_label prints "{name}"); any other frame as it is.
-Frame shown(const Frame& f) {
-  if (f.python_name.empty()) return f;
+// A builtin as pstats shows it: cProfile's name, no file or module
+// (pstats_label prints "{name}").
+Frame builtin_frame(const Frame& f) {
   Frame builtin;
   builtin.function = f.python_name;
   return builtin;
@@ -128,7 +161,8 @@ std::optional<Profile> python_view(const Profile& native) {
   view.processes = native.processes;
   // Only the frames the view keeps enter its table, so nothing the view
   // dropped shows up as a zero row.
-  std::vector<std::optional<FrameId>> renumbered(native.frames.size());
+  std::vector<std::optional<FrameId>> as_is(native.frames.size());
+  std::vector<std::optional<FrameId>> as_builtin(native.frames.size());
   view.samples.reserve(native.samples.size());
   for (const Sample& s : native.samples) {
     Sample out = s;
@@ -136,9 +170,11 @@ std::optional<Profile> python_view(const Profile& native) {
     bool under_root = false;
     auto keep = kept_frames(native.frames, s.stack, interpreter, &under_root);
     for (size_t i = 0; i < s.stack.size(); ++i) {
-      if (!keep[i]) continue;
-      auto& id = renumbered[s.stack[i]];
-      if (!id) id = view.frames.intern(shown(native.frames.at(s.stack[i])));
+      if (keep[i] == Kept::kDropped) continue;
+      const Frame& f = native.frames.at(s.stack[i]);
+      const bool builtin = keep[i] == Kept::kAsBuiltin;
+      auto& id = (builtin ? as_builtin : as_is)[s.stack[i]];
+      if (!id) id = view.frames.intern(builtin ? builtin_frame(f) : f);
       out.stack.push_back(*id);
     }
     if (under_root) {

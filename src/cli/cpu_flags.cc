@@ -88,6 +88,12 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
                  "views: give one\n");
     return kExitUsage;
   }
+  if ((flags.imports || !flags.annotate.empty()) && (flags.lines || !flags.filter.empty())) {
+    std::fprintf(stderr,
+                 "strata: --lines and --filter apply to the function tables, not to --imports or "
+                 "--annotate\n");
+    return kExitUsage;
+  }
   const analysis::Profile viewed = shown_profile(recorded, flags.native, flags.full_names);
   if (!flags.annotate.empty()) {
     auto annotation = analysis::annotate(viewed, flags.annotate);

@@ -180,6 +180,11 @@ BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) 
                  stack_bytes < 65528 ? "raise --stack-size, up to 65528"
                                      : "65528 bytes is the most the kernel copies");
   }
+  if (built.counters.unwind_max_frames > 0) {
+    std::fprintf(stderr, "strata: %llu stacks had more than %zu frames and are cut short\n",
+                 static_cast<unsigned long long>(built.counters.unwind_max_frames),
+                 import::BuildOptions{}.max_frames);
+  }
   if (auto interpreter = analysis::interpreter_without_python_names(built.profile)) {
     const std::string version = analysis::python_version_of(*interpreter);
     const bool has_perf_maps = version.size() > 2 && std::stoi(version.substr(2)) >= 12;

@@ -38,8 +38,8 @@ std::string render_python_imports(const analysis::ImportTable& imports, size_t l
                      imports.import_ns / 1e9, imports.total_ns / 1e9, share, imports.rows.size());
   if (imports.cut_samples > 0) {
     out += fmt::format(
-        "   {} samples ({:.3f} s) left out: their stacks were cut at the stack copy, so their "
-        "outer imports are unknown (raise --stack-size)\n",
+        "   {} samples ({:.3f} s) left out: their stacks were cut short (the stack copy or the "
+        "frame limit), so their outer imports are unknown (--stack-size 65528 keeps more)\n",
         imports.cut_samples, imports.cut_ns / 1e9);
   }
   if (shown < imports.rows.size()) {

@@ -190,10 +190,13 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
   if (count.column_int(0) == 0) return std::optional<CpuProfileRows>{};
 
   CpuProfileRows rows;
-  // Schema v1 traces have neither strata_cpu_frames.python_name_id nor
-  // strata_cpu_samples.cut (both came with v2).
+  // Schema v1 traces have none of strata_cpu_frames.python_name_id and
+  // sample_line, strata_cpu_samples.cut (they came with v2); each is looked
+  // for on its own.
   STRATA_ASSIGN_OR_RETURN(bool has_python_names,
                           sql::column_exists(db, "strata_cpu_frames", "python_name_id", name));
+  STRATA_ASSIGN_OR_RETURN(bool has_sample_line,
+                          sql::column_exists(db, "strata_cpu_frames", "sample_line", name));
   STRATA_ASSIGN_OR_RETURN(bool has_cut, sql::column_exists(db, "strata_cpu_samples", "cut", name));
   STRATA_ASSIGN_OR_RETURN(
       sql::Statement frames,
@@ -201,7 +204,8 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
           db,
           std::string("SELECT f.id, f.address, f.kind, fn.value, fl.value, f.line, f.inlined, "
                       "mp.value, ") +
-              (has_python_names ? "pn.value, f.sample_line " : "NULL, 0 ") +
+              (has_python_names ? "pn.value, " : "NULL, ") +
+              (has_sample_line ? "f.sample_line " : "0 ") +
               "FROM strata_cpu_frames f "
               "LEFT JOIN StringIds fn ON fn.id = f.function_id "
               "LEFT JOIN StringIds fl ON fl.id = f.file_id " +

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,10 @@ constexpr uint64_t kKnownFlags = 0x3ff;  // METH_VARARGS .. METH_METHOD
 constexpr size_t kMaxMethods = 2000;     // per table; torch's largest has ~1,500
 constexpr size_t kMaxSlots = 128;
 constexpr size_t kMaxName = 200;
+constexpr size_t kMaxLoads = 16;
+// Symbol tables and relocation sections read per type: real files have one
+// or two; a hostile one could list the same big table thousands of times.
+constexpr size_t kMaxTablesPerType = 4;
 
 // The file's bytes seen at their load addresses, with relocations applied.
 class Image {
@@ -45,11 +50,19 @@ class Image {
     for (uint16_t i = 0; i < eh.e_phnum; ++i) {
       Elf64_Phdr ph;
       if (!read_struct(eh.e_phoff, i, eh.e_phentsize, &ph)) return false;
+      if (ph.p_type != PT_LOAD && ph.p_type != PT_GNU_EH_FRAME) continue;
+      // A segment must fit in the file and in the address space: a wrapped
+      // end would make the scan below endless.
+      if (ph.p_offset > size_ || ph.p_filesz > size_ - ph.p_offset || ph.p_filesz > ph.p_memsz ||
+          ph.p_vaddr > std::numeric_limits<uint64_t>::max() - ph.p_memsz) {
+        return false;
+      }
       program_headers_.push_back(ph);
-      if (ph.p_type != PT_LOAD) continue;
-      if (ph.p_offset > size_ || ph.p_filesz > size_ - ph.p_offset) return false;
-      loads_.push_back(ph);
+      if (ph.p_type == PT_LOAD) loads_.push_back(ph);
     }
+    // Real files have 2 to 5 loadable segments; many more only make every
+    // word lookup slower (each walks the list).
+    if (loads_.size() > kMaxLoads) return false;
     for (uint16_t i = 0; i < eh.e_shnum; ++i) {
       Elf64_Shdr sh;
       if (!read_struct(eh.e_shoff, i, eh.e_shentsize, &sh)) return false;
@@ -75,8 +88,9 @@ class Image {
   // and the relocated pointer words.
   void load_symbols_and_relocations() {
     for (uint32_t type : {SHT_SYMTAB, SHT_DYNSYM}) {
+      size_t tables = 0;
       for (const auto& sh : sections_) {
-        if (sh.sh_type != type) continue;
+        if (sh.sh_type != type || ++tables > kMaxTablesPerType) continue;
         for_each_symbol(sh, [&](const Elf64_Sym& sym, std::string_view name) {
           if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF &&
               sym.st_value != 0 && !name.empty()) {
@@ -85,8 +99,11 @@ class Image {
         });
       }
     }
+    for (const auto& [address, name] : functions_) function_named_.try_emplace(name, address);
+    size_t rela_tables = 0;
     for (const auto& sh : sections_) {
       if (sh.sh_type != SHT_RELA || sh.sh_entsize != sizeof(Elf64_Rela)) continue;
+      if (++rela_tables > kMaxTablesPerType) break;
       const Elf64_Shdr* symtab = sh.sh_link < sections_.size() ? &sections_[sh.sh_link] : nullptr;
       for (uint64_t i = 0; i < sh.sh_size / sizeof(Elf64_Rela); ++i) {
         Elf64_Rela r;
@@ -173,10 +190,9 @@ class Image {
     std::memcpy(&disp, s + 2, 4);
     auto slot = jump_slots_.find(ip + 6 + static_cast<int64_t>(disp));
     if (slot == jump_slots_.end()) return std::nullopt;
-    for (const auto& [address, name] : functions_) {
-      if (name == slot->second) return address;
-    }
-    return std::nullopt;
+    auto target_fn = function_named_.find(slot->second);
+    if (target_fn == function_named_.end()) return std::nullopt;
+    return target_fn->second;
   }
 
   const std::string_view* function_at(uint64_t addr) const {
@@ -201,8 +217,8 @@ class Image {
       auto header = bytes_at(ph.p_vaddr, 12);
       if (!header) return;
       const uint8_t* h = *header;
-      constexpr uint8_t kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
-      if (h[0] != 1 || h[2] != kUdata4 || h[3] != kDatarelSdata4) return;
+      constexpr uint8_t kPcrelSdata4 = 0x1b, kUdata4 = 0x03, kDatarelSdata4 = 0x3b;
+      if (h[0] != 1 || h[1] != kPcrelSdata4 || h[2] != kUdata4 || h[3] != kDatarelSdata4) return;
       uint32_t count;
       std::memcpy(&count, h + 8, 4);
       auto table = bytes_at(ph.p_vaddr + 12, uint64_t{count} * 8);
@@ -305,6 +321,7 @@ class Image {
   std::vector<std::pair<uint64_t, uint64_t>> cfi_;
   std::vector<Elf64_Shdr> sections_;
   std::unordered_map<uint64_t, std::string_view> functions_;
+  std::unordered_map<std::string_view, uint64_t> function_named_;
   std::unordered_map<uint64_t, uint64_t> relocated_;
   std::unordered_map<uint64_t, std::string_view> jump_slots_;  // GOT slot -> symbol
 };
@@ -417,11 +434,12 @@ PythonMethods read_python_methods(const ElfFile& file) {
   image.load_symbols_and_relocations();
   image.load_cfi();
   if (!image.has_functions()) return out;
+  // A function two tables name differently (one C function serving two
+  // types) gets no name: either would be a guess.
+  std::set<uint64_t> ambiguous;
   auto name_function = [&](uint64_t start, const std::string& name) {
-    out.starts_.try_emplace(start, name);
-    if (const std::string_view* symbol = image.function_at(start)) {
-      out.symbols_.try_emplace(std::string(*symbol), name);
-    }
+    auto [it, added] = out.starts_.try_emplace(start, name);
+    if (!added && it->second != name) ambiguous.insert(start);
   };
   // The functions that tail-call wrappers jump to, named after the table
   // scan so that a function that is itself a method keeps its own name.
@@ -434,7 +452,9 @@ PythonMethods read_python_methods(const ElfFile& file) {
     }
   };
   for (auto [start, end] : image.data_ranges()) {
-    for (uint64_t at = (start + 7) & ~uint64_t{7}; at + 8 <= end; at += 8) {
+    // parse() rejected segments whose end wraps, so start <= end here.
+    if (start > std::numeric_limits<uint64_t>::max() - 7) continue;
+    for (uint64_t at = (start + 7) & ~uint64_t{7}; at <= end && end - at >= 8; at += 8) {
       std::string_view owner;
       if (auto methods = module_methods(image, at, &owner)) {
         std::string module(owner);
@@ -454,7 +474,23 @@ PythonMethods read_python_methods(const ElfFile& file) {
       }
     }
   }
-  for (const auto& [target, name] : wrapped) name_function(target, name);
+  for (uint64_t start : ambiguous) out.starts_.erase(start);
+  // Tail-call targets last, and only where no table named the function and
+  // every wrapper that jumps there agrees.
+  std::map<uint64_t, std::string> targets;
+  std::set<uint64_t> disputed;
+  for (const auto& [target, name] : wrapped) {
+    auto [it, added] = targets.try_emplace(target, name);
+    if (!added && it->second != name) disputed.insert(target);
+  }
+  for (const auto& [target, name] : targets) {
+    if (!ambiguous.count(target) && !disputed.count(target)) out.starts_.try_emplace(target, name);
+  }
+  for (const auto& [start, name] : out.starts_) {
+    if (const std::string_view* symbol = image.function_at(start)) {
+      out.symbols_.try_emplace(std::string(*symbol), name);
+    }
+  }
   out.cfi_ = image.cfi();
   return out;
 }

@@ -122,6 +122,31 @@ TEST_F(PythonViewTest, ABuiltinsFunctionCalledByOtherCCodeIsNoRow) {
   EXPECT_EQ(view_stacks(), (std::vector<Names>{{"ext_lookup", "<module>"}}));
 }
 
+TEST_F(PythonViewTest, OnlyCallDispatchersMakeBuiltinRows) {
+  // type_new calls PyDict_New, whose name (through type.__prepare__'s
+  // tail call) is a builtin's: it is the interpreter's work there.
+  sample({interp("PyDict_New", "method '__prepare__' of 'type' objects"), interp("type_new"),
+          interp("_PyEval_EvalFrameDefault"), py("<module>")});
+  // An extension's function that is a builtin, called by the extension's
+  // own code: its C name, not the builtin's.
+  sample({frame("math_sqrt", "/lib/math.so", "built-in method math.sqrt"),
+          frame("ext_helper", "/site/_ext.so"), interp("_PyEval_EvalFrameDefault"),
+          py("<module>")});
+  EXPECT_EQ(view_stacks(),
+            (std::vector<Names>{{"<module>"}, {"math_sqrt", "ext_helper", "<module>"}}));
+}
+
+TEST_F(PythonViewTest, AnExtensionsOwnThreadKeepsItsStack) {
+  // No Python frame and no interpreter entry point: waiting for the GIL in
+  // a thread the extension started is the extension's stack.
+  sample({interp("take_gil"), interp("PyGILState_Ensure"), frame("worker", "/site/_ext.so"),
+          frame("start_thread", libc_)});
+  sample({py("work"), interp("_PyEval_EvalFrameDefault")});
+  EXPECT_EQ(
+      view_stacks(),
+      (std::vector<Names>{{"take_gil", "PyGILState_Ensure", "worker", "start_thread"}, {"work"}}));
+}
+
 TEST_F(PythonViewTest, ABuiltinShowsAsPstatsShowsIt) {
   sample({interp("unicode_join", "method 'join' of 'str' objects"),
           interp("_PyEval_EvalFrameDefault"), py("<module>")});

@@ -1,5 +1,7 @@
+#include <elf.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -42,6 +44,35 @@ TEST(PythonMethodsFuzz, MutatedFilesAreReadSafely) {
   }
   // Most mutations miss the tables: the scan still finds them then.
   EXPECT_GT(still_named, 100u);
+}
+
+// A writable segment at the top of the address space: its end wraps to 0.
+// The scan must refuse the file, not loop over 2^61 words.
+TEST(PythonMethodsFuzz, ASegmentWhoseEndWrapsIsRefused) {
+  std::ifstream in(STRATA_PYTHON_METHODS_FIXTURE, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  Elf64_Ehdr eh;
+  ASSERT_GE(bytes.size(), sizeof eh);
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  bool patched = false;
+  for (int i = 0; i < eh.e_phnum && !patched; ++i) {
+    Elf64_Phdr ph;
+    const size_t at = eh.e_phoff + static_cast<size_t>(i) * eh.e_phentsize;
+    std::memcpy(&ph, bytes.data() + at, sizeof ph);
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
+    ph.p_vaddr = 0xfffffffffffffff8ull;
+    ph.p_memsz = 16;
+    ph.p_filesz = 0;
+    std::memcpy(bytes.data() + at, &ph, sizeof ph);
+    patched = true;
+  }
+  ASSERT_TRUE(patched);
+  test_util::TempDir dir("strata-python-methods");
+  const std::string path = dir.file("wrapped.so");
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto file = ElfFile::open(path);
+  if (!file.ok()) return;  // refused earlier: as good
+  EXPECT_EQ(read_python_methods(**file).size(), 0u);
 }
 
 }  // namespace

@@ -65,9 +65,11 @@ std::vector<uint64_t> sample_pcs(const sampler::RawProfile& raw, const sampler::
     symbolize::StackCopy stack{regs.sp(), raw.stack_of(s)};
     auto unwound = symbolizer.unwind(space, regs, stack, max_frames);
     pcs = std::move(unwound.pcs);
-    if (unwound.stop == symbolize::UnwindStop::kStackTruncated ||
-        unwound.stop == symbolize::UnwindStop::kMaxFrames) {
+    if (unwound.stop == symbolize::UnwindStop::kStackTruncated) {
       ++counters.unwind_truncated;
+      *cut = true;
+    } else if (unwound.stop == symbolize::UnwindStop::kMaxFrames) {
+      ++counters.unwind_max_frames;
       *cut = true;
     } else if (unwound.stop != symbolize::UnwindStop::kEnd) {
       ++counters.unwind_incomplete;
@@ -146,21 +148,34 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
   std::map<PcKey, std::vector<analysis::FrameId>> frame_ids;
   for (const auto& [key, frames] : symbols) {
     std::vector<analysis::FrameId> ids;
+    // A return address can be one past its function's end (a call that
+    // does not return); the call itself is one byte before.
+    const uint64_t back = std::get<2>(key) ? 1 : 0;
     for (const auto& f : frames) {
       analysis::Frame frame;
       frame.module = f.module;
       frame.inlined = f.inlined;
       if (!f.has_symbol) {
         frame.module_offset = f.module_offset;  // unsymbolized: one frame per address
-        if (builtins) frame.python_name = builtins->name_at(f.module, f.module_offset);
+        if (builtins) frame.python_name = builtins->name_at(f.module, f.module_offset - back);
       } else if (split_python_name(f.function, &frame.function, &frame.file)) {
         frame.line = python_sources.def_line(frame.file, frame.function);
       } else {
         frame.function = f.function;
         frame.file = f.decl_file;
         frame.line = f.decl_line;
-        frame.sample_line = f.line;
-        if (builtins && !f.inlined) frame.python_name = builtins->name(f.module, f.raw_function);
+        // The sampled line is in the location's file; a line of another
+        // file (code #included into the function, as CPython's
+        // generated_cases.c.h is) would pair a line with the wrong source.
+        if (f.file == f.decl_file) frame.sample_line = f.line;
+        if (builtins && !f.inlined) {
+          frame.python_name = builtins->name(f.module, f.raw_function);
+          // Symbols from a debug file the tables do not hold (a stripped
+          // interpreter with its -dbgsym installed): by address.
+          if (frame.python_name.empty()) {
+            frame.python_name = builtins->name_at(f.module, f.module_offset - back);
+          }
+        }
         if (frame.line == 0) {
           auto d = declared.find({f.module, f.function});
           if (d != declared.end()) std::tie(frame.file, frame.line) = d->second;

@@ -1,5 +1,5 @@
 // A built CPU profile into the trace: its rows (strata_cpu_*) and the
-// unwinder's counters (cpu.unwind_truncated, cpu.unwind_incomplete).
+// unwinder's counters (cpu.unwind_truncated, cpu.unwind_max_frames, cpu.unwind_incomplete).
 #pragma once
 
 #include "common/result.h"
