@@ -83,6 +83,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   strata::report::set_text_width(table_width(wide));
+  // A stop signal that comes after a recording verb's forwarder is gone
+  // still exits 128+N (docs/cli.md, Signals).
+  strata::SignalForwarder::exit_on_late_stop_signals();
   for (auto& [sub, run] : runners) {
     if (sub->parsed()) {
       int status = with_stdout_checked(run());

@@ -40,6 +40,7 @@ volatile sig_atomic_t g_pending_signal = 0;
 volatile sig_atomic_t g_received_signal = 0;
 pid_t g_owner = 0;  // the process that installed the handlers
 int g_depth = 0;  // live enabled forwarders; only the thread running the child changes it
+bool g_exit_on_late_stop = false;  // exit_on_late_stop_signals()
 
 // What strata had before the outermost forwarder, per signal; installed[sig]
 // marks the ones it replaced (not those inherited as ignored).
@@ -83,9 +84,19 @@ void install_all() {
   }
 }
 
+// After the outermost forwarder: the verb is done, strata is exiting.
+void on_late_stop_signal(int sig) {
+  _exit(128 + sig);
+}
+
 void restore_all() {
+  struct sigaction late {};
+  late.sa_handler = on_late_stop_signal;
+  sigemptyset(&late.sa_mask);
   for (int sig = 1; sig < NSIG; ++sig) {
-    if (g_installed[sig]) sigaction(sig, &g_old[sig], nullptr);
+    if (!g_installed[sig]) continue;
+    const bool exit_late = g_exit_on_late_stop && kind_of(sig) == Kind::kStop;
+    sigaction(sig, exit_late ? &late : &g_old[sig], nullptr);
     g_installed[sig] = false;
   }
 }
@@ -134,6 +145,10 @@ void SignalForwarder::restore_in_child() {
   for (int sig = 1; sig < NSIG; ++sig) {
     if (g_installed[sig]) sigaction(sig, &g_old[sig], nullptr);
   }
+}
+
+void SignalForwarder::exit_on_late_stop_signals() {
+  g_exit_on_late_stop = true;
 }
 
 bool SignalForwarder::is_stop_signal(int sig) {

@@ -71,6 +71,15 @@ class SignalForwarder {
   // Whether `sig` stops a run (see the list above).
   static bool is_stop_signal(int sig);
 
+  // For main, before it runs a verb: when the outermost forwarder goes, the
+  // stop signals it caught get a handler that _exits 128+N instead of their
+  // old disposition. By then the verb has committed its trace; what is left
+  // is strata's own exit (destructors, a sanitizer's leak check), and a signal
+  // landing there must still give the documented status, not a death by the
+  // signal (with a core dump for SIGQUIT). Switched per signal in one
+  // sigaction, so no signal falls between the two handlers.
+  static void exit_on_late_stop_signals();
+
  private:
   bool enabled_;
 };

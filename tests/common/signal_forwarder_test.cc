@@ -135,6 +135,30 @@ TEST(SignalForwarderTest, AnInheritedIgnoredSignalStaysIgnoredForTheChildToo) {
   signal(SIGHUP, SIG_DFL);
 }
 
+// main's exit_on_late_stop_signals: once the verb's forwarder is gone, a stop
+// signal (here during exit's own work) gives 128+N, not death by the signal;
+// a signal strata was started with ignored stays ignored. In a forked child:
+// the setting is process-wide.
+TEST(SignalForwarderTest, AfterTheOutermostGoesAStopSignalExits128PlusN) {
+  for (int sig : {SIGQUIT, SIGTERM, SIGINT}) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      signal(SIGHUP, SIG_IGN);
+      SignalForwarder::exit_on_late_stop_signals();
+      { SignalForwarder verb; }
+      raise(SIGHUP);  // inherited as ignored: nothing happens
+      raise(sig);
+      _exit(0);  // not reached when the late handler works
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status)) << sigabbrev_np(sig) << ": died of signal "
+                                   << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << sigabbrev_np(sig);
+  }
+}
+
 bool is_dead(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
