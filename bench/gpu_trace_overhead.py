@@ -11,10 +11,14 @@ post-processing are not in it):
 Extra strata rows set STRATA_AGENT_RECORD / STRATA_AGENT_CLOCK (docs/agent.md) to show
 where the agent's cost goes.
 
-Goals (the GPU timeline issue): launch: strata's added us <= half of nsys's;
-torch: strata's added time <= half of torch.profiler's and <= half of nsys's.
+Goals (the project's tracing overhead goal since 2026-12-03): on both workloads
+strata's added time is never more than nsys's in the same run, and within 10 %
+of CUPTI's floor (bench/cupti_floor.cc recording kernel and runtime records, the
+least a tracer with nsys's cuda_api_sum and cuda_gpu_kern_sum needs).
+(The earlier goal, half of nsys's, is below CUPTI's own cost: docs/PERFORMANCE.md.)
 
-usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [ablation|floor]
+usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [goals|ablation|floor] [WORKLOAD]
+  WORKLOAD (launch or torch; default both) lets one device call hold one workload.
   ablation: strata alone, one record group at a time (STRATA_AGENT_RECORD), to see
             which CUPTI kinds cost what; no goals checked
   floor:    the smallest CUPTI client (bench/cupti_floor.cc) recording one thing at a
@@ -32,6 +36,7 @@ import sys
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 mode = sys.argv[4] if len(sys.argv) > 4 else "goals"
+only = sys.argv[5] if len(sys.argv) > 5 else None
 check_goals = mode == "goals"  # ablation and floor only show where the cost goes
 os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
@@ -95,6 +100,9 @@ workloads = {
         "strata": strata_trace("torch", torch_cmd),
         "strata kernel,runtime": strata_trace("torch-kr", torch_cmd,
                                               {"STRATA_AGENT_RECORD": "kernel,runtime"}),
+        "strata without driver": strata_trace(
+            "torch-nodrv", torch_cmd,
+            {"STRATA_AGENT_RECORD": "kernel,runtime,memory,sync,nvtx,meta"}),
         "torch.profiler": (torch_cmd + ["profiler"], {}),
         "cupti floor": cupti_floor("kernel,runtime,ts", torch_cmd),
         "nsys": nsys_profile("nsys-torch", torch_cmd),
@@ -167,6 +175,20 @@ def run(argv, extra_env, key):
     return float(m[-1])
 
 
+if only:
+    workloads = {only: workloads[only]}
+# BENCH_CONFIGS="bare,strata,nsys": only these rows (a shorter call).
+# BENCH_PIN="2-5": every command under `taskset -c 2-5`, bare runs too: on a VM
+# whose runs of one command spread by 40 % as the scheduler moves them, the
+# same cores for every run narrow the spread the rounds have to beat.
+if os.environ.get("BENCH_CONFIGS"):
+    keep = os.environ["BENCH_CONFIGS"].split(",")
+    workloads = {w: (key, {n: c for n, c in cfg.items() if n in keep})
+                 for w, (key, cfg) in workloads.items()}
+if os.environ.get("BENCH_PIN"):
+    pin = ["taskset", "-c", os.environ["BENCH_PIN"]]
+    workloads = {w: (key, {n: (pin + argv, env) for n, (argv, env) in cfg.items()})
+                 for w, (key, cfg) in workloads.items()}
 results = {}
 for wname, (key, configs) in workloads.items():
     names = list(configs)
@@ -177,10 +199,11 @@ for wname, (key, configs) in workloads.items():
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             data[name].append(run(*configs[name], key))
+        # Rewritten after every round: a call cut short keeps what it finished.
+        with open(f"{outdir}/gpu_trace_overhead.json", "w") as f:
+            json.dump({**results, wname: data}, f, indent=1)
+        print(f"{wname}: round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
     results[wname] = data
-
-with open(f"{outdir}/gpu_trace_overhead.json", "w") as f:
-    json.dump(results, f, indent=1)
 
 
 def added(data, name, base="bare"):
@@ -207,17 +230,20 @@ for wname, data in results.items():
         continue
     s = added(data, "strata")
     floor_added = added(data, "cupti floor")
-    peers = [p for p in ("nsys", "torch.profiler") if p in data and added(data, p) is not None]
-    for p in peers:
-        half = 0.5 * added(data, p)
-        ok = s is not None and s <= half
-        # Below CUPTI's own cost for kernel and runtime records no CUPTI tracer can go.
-        reach = (f"; CUPTI alone adds +{floor_added:.3f}, so half of {p} is "
-                 f"{'below' if floor_added > half else 'above'} what CUPTI allows"
-                 if floor_added is not None else "")
-        verdicts.append(f"{wname}: strata +{s:.3f} vs half of {p} +{half:.3f}:"
-                        f" {'met' if ok else 'NOT met'}{reach}")
-    if s is not None and floor_added is not None:
+    if s is None:
+        verdicts.append(f"{wname}: strata failed")
+        continue
+    if "nsys" in data and added(data, "nsys") is not None:
+        n = added(data, "nsys")
+        pairs = [(a, b) for a, b in zip(data["strata"], data["nsys"]) if None not in (a, b)]
+        below = sum(a <= b for a, b in pairs)
+        verdicts.append(f"{wname}: strata {s:+.3f} <= nsys {n:+.3f} {unit}: "
+                        f"{'met' if s <= n else 'NOT met'} (at or below nsys in {below} of "
+                        f"{len(pairs)} rounds)")
+    if floor_added is not None:
+        bound = 1.10 * floor_added
+        verdicts.append(f"{wname}: strata {s:+.3f} <= 1.10 x CUPTI floor {floor_added:+.3f} "
+                        f"= {bound:+.3f} {unit}: {'met' if s <= bound else 'NOT met'}")
         own = added(data, "strata", "cupti floor")
         verdicts.append(f"{wname}: strata's own cost above CUPTI's: {own:+.3f} {unit}")
 print("\n".join(verdicts))

@@ -33,7 +33,7 @@ void note_warning(Config* config, const char* name, const char* text, const char
   std::snprintf(config->warning, sizeof(config->warning), "%s=%s: %s", name, text, expected);
 }
 
-// "kernel,runtime,...": the groups named, or all of them when a name is
+// "kernel,runtime,...": the groups named, or the default ones when a name is
 // unknown (with a warning: tracing less than asked would go unnoticed).
 void parse_record_groups(EnvLookup lookup, Config* config) {
   static constexpr struct {
@@ -58,7 +58,7 @@ void parse_record_groups(EnvLookup lookup, Config* config) {
     if (!known && len > 0) {
       note_warning(config, "STRATA_AGENT_RECORD", text,
                    "unknown group (kernel, runtime, driver, memory, sync, nvtx, meta); "
-                   "recording all");
+                   "recording the default groups (all but sync)");
       return;
     }
     p += len + (comma ? 1 : 0);

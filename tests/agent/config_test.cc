@@ -73,15 +73,19 @@ TEST(AgentConfig, RecordGroupsAndClock) {
 
   g_env = {};
   c = parse_config(fake_env);
+  EXPECT_EQ(c.record_groups, kRecordAll & ~kRecordSync) << "sync records are asked for by name";
+
+  g_env = {{"STRATA_AGENT_RECORD", "kernel,runtime,driver,memory,sync,nvtx,meta"}};
+  c = parse_config(fake_env);
   EXPECT_EQ(c.record_groups, kRecordAll);
   EXPECT_FALSE(c.cupti_clock);
 }
 
-TEST(AgentConfig, UnknownRecordGroupRecordsEverythingAndSaysSo) {
+TEST(AgentConfig, UnknownRecordGroupRecordsTheDefaultAndSaysSo) {
   using namespace strata::agent;
   g_env = {{"STRATA_AGENT_RECORD", "kernel,kernals"}, {"STRATA_AGENT_CLOCK", "tsc"}};
   Config c = parse_config(fake_env);
-  EXPECT_EQ(c.record_groups, kRecordAll);
+  EXPECT_EQ(c.record_groups, kRecordDefault);
   EXPECT_NE(std::string(c.warning).find("STRATA_AGENT_RECORD=kernel,kernals"), std::string::npos)
       << c.warning;
   EXPECT_FALSE(c.cupti_clock);
