@@ -84,6 +84,13 @@ void reports_and_exports(const store::TraceReader& reader) {
           (void)entry.from_timeline(timeline, context);
         }
       }
+      // The reports that read the timeline's columns (the diagnosis).
+      for (const auto& entry : report::report_registry()) {
+        if (entry.input == report::ReportInput::kGpuTables && entry.timeline) {
+          (void)report::render_gpu_report(entry.from_tables(*tables, reader.path(), {}),
+                                          report::Format::kTable);
+        }
+      }
       continue;
     }
     report::GpuReportOptions options;

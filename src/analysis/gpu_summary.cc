@@ -110,19 +110,6 @@ std::string string_or_unknown(const GpuTables& t, int64_t id) {
   return s != nullptr ? *s : unknown_string(id);
 }
 
-// nsys's CASE substr(name, -6, 2) WHEN '_v' THEN substr(name, 1, length(name) - 6):
-// SQLite counts characters, so count UTF-8 lead bytes from the end.
-std::string strip_version_suffix(const std::string& name) {
-  size_t pos = name.size();
-  int chars = 0;
-  while (pos > 0 && chars < 6) {
-    --pos;
-    while (pos > 0 && (static_cast<unsigned char>(name[pos]) & 0xC0) == 0x80) --pos;
-    ++chars;
-  }
-  if (chars < 6 || name.compare(pos, 2, "_v") != 0) return name;
-  return name.substr(0, pos);
-}
 
 // Time (%) of each row over the listed rows' total.
 void set_percentages(std::vector<SummaryRow>& rows) {
@@ -270,6 +257,20 @@ void sort_by_total_then_name(std::vector<SummaryRow>& rows) {
 }
 
 }  // namespace
+
+// nsys's CASE substr(name, -6, 2) WHEN '_v' THEN substr(name, 1, length(name) - 6):
+// SQLite counts characters, so count UTF-8 lead bytes from the end.
+std::string strip_version_suffix(const std::string& name) {
+  size_t pos = name.size();
+  int chars = 0;
+  while (pos > 0 && chars < 6) {
+    --pos;
+    while (pos > 0 && (static_cast<unsigned char>(name[pos]) & 0xC0) == 0x80) --pos;
+    ++chars;
+  }
+  if (chars < 6 || name.compare(pos, 2, "_v") != 0) return name;
+  return name.substr(0, pos);
+}
 
 std::map<std::pair<int64_t, int64_t>, size_t> nvtx_domain_rows(const store::NvtxColumns& n) {
   std::map<std::pair<int64_t, int64_t>, size_t> out;

@@ -66,6 +66,10 @@ struct GpuSummary {
 // Order: total desc, then nameId.
 GpuSummary cuda_api_sum(const store::GpuTables& tables);
 
+// A CUDA call's name as cuda_api_sum prints it: "cudaMemcpy_v3020" ->
+// "cudaMemcpy" (a 6-character "_vNNNN" suffix only, as nsys strips it).
+std::string strip_version_suffix(const std::string& name);
+
 // CUPTI_ACTIVITY_KIND_KERNEL grouped by the name picked at load time
 // (tables.kernel_names). Order: total desc, instances asc, name asc.
 GpuSummary cuda_gpu_kern_sum(const store::GpuTables& tables);

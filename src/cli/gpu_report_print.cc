@@ -24,7 +24,9 @@ int load_gpu_reports(const store::TraceReader& reader, const std::vector<std::st
     }
     out.entries.push_back(entry);
   }
-  auto tables = store::load_gpu_tables(reader.handle(), reader.path());
+  store::GpuLoadOptions load;
+  for (const auto* entry : out.entries) load.timeline = load.timeline || entry->timeline;
+  auto tables = store::load_gpu_tables(reader.handle(), reader.path(), load);
   if (!tables) return print_usage_error(tables.error().message);
   out.tables = std::move(tables).value();
   return kExitOk;

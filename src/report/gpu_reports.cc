@@ -408,6 +408,13 @@ std::string render_gpu_report(const GpuReport& report, Format format) {
   std::string out;
   if (!report.skipped.empty()) {
     out = report.table.title + "\n\n" + report.skipped + "\n";
+  } else if (!report.header.empty()) {
+    Table untitled = report.table;
+    untitled.title.clear();
+    out = printable(report.table.title) + "\n\n";
+    for (const auto& line : report.header) out += printable(line) + '\n';
+    // A header says what an empty table would (the diagnosis's verdict).
+    if (!untitled.rows.empty()) out += '\n' + render(untitled, format);
   } else {
     out = render(report.table, format);
   }

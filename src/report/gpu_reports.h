@@ -36,6 +36,7 @@ struct GpuReport {
   Table table;          // title " ** CUDA API Summary (cuda_api_sum):", ...
   std::string skipped;  // "SKIPPED: <file> does not contain CUDA trace data."; empty if none
   std::vector<std::string> notes;  // printed under the table in table format
+  std::vector<std::string> header;  // printed between the title and the table in table format
 };
 
 // `source` names the file in the SKIPPED line (GpuTables::source).

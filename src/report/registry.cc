@@ -4,6 +4,7 @@
 #include <array>
 
 #include "analysis/gpu_summary.h"
+#include "report/diagnosis_report.h"
 #include "report/multi_rank_report.h"
 
 namespace strata::report {
@@ -43,6 +44,10 @@ GpuReport straggler_sum(const RankReportArgs& a) {
   return straggler_sum_report(a.result);
 }
 
+GpuReport diagnosis(const store::GpuTables& t, const std::string& s, const GpuReportOptions& o) {
+  return diagnosis_report_of(t, s, o);
+}
+
 using In = ReportInput;
 
 // In the order `--report`'s help lists them.
@@ -61,6 +66,9 @@ constexpr std::array kReports = {
         "op_sum",
         "PyTorch ops as torch.profiler's table (else NVTX ranges): self and total CPU and GPU time",
         In::kGpuTables, 0, ops},
+    ReportEntry{"diagnosis",
+                "the bottleneck of the GPU timeline: findings ranked by what they could save",
+                In::kGpuTables, 0, diagnosis, nullptr, true},
     ReportEntry{"kernels", "the sections of strata kernels", In::kKernelProfiles},
     ReportEntry{"rank_sum", "one row per rank: kernels, compute, communication, busy and idle",
                 In::kRanks, 0, nullptr, rank_sum},

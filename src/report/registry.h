@@ -50,6 +50,9 @@ struct ReportEntry {
   GpuReport (*from_ranks)(const RankReportArgs& args) = nullptr;
   // kKernelProfiles have no runner here: the caller renders the launches
   // with report/kernel_report.h's render_kernel_profiles, all sections.
+  // kGpuTables: the report needs the tables loaded with
+  // GpuLoadOptions::timeline (launch configurations, copies' correlation).
+  bool timeline = false;
 };
 
 // Every report, in the order help lists them.

@@ -322,6 +322,23 @@ Status load_process_names(Loader& loader, GpuTables& out) {
   return Ok{};
 }
 
+Status load_sm_counts(Loader& loader, GpuTables& out) {
+  static constexpr const char* kTable = "TARGET_INFO_GPU";
+  STRATA_ASSIGN_OR_RETURN(auto have, loader.columns(kTable));
+  static constexpr Wanted kWanted[] = {{"id", true}, {"smCount", false}};
+  STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, kWanted, loader.name(), kTable));
+  STRATA_ASSIGN_OR_RETURN(auto stmt,
+                          loader.prepare(fmt::format("SELECT {} FROM {}", list, kTable), kTable));
+  int rc;
+  while ((rc = stmt.step()) == SQLITE_ROW) {
+    if (!stmt.column_null(1) && stmt.column_int(1) > 0) {
+      out.sm_counts[stmt.column_int(0)] = stmt.column_int(1);
+    }
+  }
+  if (rc != SQLITE_DONE) return loader.fail(kTable);
+  return Ok{};
+}
+
 Status load_strings(Loader& loader, GpuTables& out) {
   std::unordered_set<int64_t> wanted;
   for (const auto* ids : {&out.runtime.name_id, &out.kernels.name_id, &out.nvtx.text_id}) {
@@ -391,7 +408,8 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                {"CUPTI_ACTIVITY_KIND_MEMSET", &out.has_memset},
                                {"NVTX_EVENTS", &out.has_nvtx},
                                {"ThreadNames", &out.has_thread_names},
-                               {"PROCESSES", &out.has_processes}};
+                               {"PROCESSES", &out.has_processes},
+                               {"TARGET_INFO_GPU", &out.has_gpu_info}};
   for (const auto& p : presence) {
     STRATA_ASSIGN_OR_RETURN(*p.flag, loader.has_table(p.table));
   }
@@ -412,6 +430,7 @@ Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
   if (options.timeline) {
     if (out.has_thread_names) STRATA_TRY(load_thread_names(loader, out));
     if (out.has_processes) STRATA_TRY(load_process_names(loader, out));
+    if (out.has_gpu_info) STRATA_TRY(load_sm_counts(loader, out));
   }
   STRATA_TRY(load_strings(loader, out));
   return out;

@@ -146,6 +146,7 @@ struct GpuTables {
   bool has_nvtx = false;
   bool has_thread_names = false;  // ThreadNames
   bool has_processes = false;     // PROCESSES
+  bool has_gpu_info = false;      // TARGET_INFO_GPU
 
   RuntimeColumns runtime;
   KernelColumns kernels;
@@ -159,6 +160,9 @@ struct GpuTables {
   // PROCESSES' name per globalPid ("" where NULL).
   std::unordered_map<int64_t, int64_t> thread_name_ids;
   std::unordered_map<int64_t, std::string> process_names;
+  // Loaded with GpuLoadOptions::timeline: TARGET_INFO_GPU's smCount per
+  // device id (absent where the table or the value is).
+  std::unordered_map<int64_t, int64_t> sm_counts;
 
   // ENUM_CUDA_MEMCPY_OPER id -> label ("Host-to-Device", ...).
   std::unordered_map<int64_t, std::string> memcpy_labels;

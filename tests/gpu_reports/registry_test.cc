@@ -16,7 +16,7 @@ TEST(ReportRegistry, NamesAreUnique) {
     EXPECT_TRUE(seen.insert(e.name).second) << e.name;
     EXPECT_NE(std::string(e.help), "") << e.name;
   }
-  EXPECT_EQ(seen.size(), 11u);
+  EXPECT_EQ(seen.size(), 12u);
 }
 
 TEST(ReportRegistry, EveryEntryRunsTheReportOfItsName) {
@@ -63,7 +63,7 @@ TEST(ReportRegistry, FindAcceptsEveryNameUnderItsInputOnly) {
 TEST(ReportRegistry, KnownListsAreTheMessagesOfTheCli) {
   EXPECT_EQ(known_reports(ReportInput::kGpuTables),
             "cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_size_sum, cuda_gpu_mem_time_sum, "
-            "cuda_kern_exec_sum, nvtx_sum, op_sum");
+            "cuda_kern_exec_sum, diagnosis, nvtx_sum, op_sum");
   EXPECT_EQ(known_reports(ReportInput::kRanks), "rank_sum, collective_sum, straggler_sum");
   EXPECT_EQ(report_names(ReportInput::kKernelProfiles), std::vector<std::string>{"kernels"});
 }
@@ -78,7 +78,7 @@ TEST(ReportRegistry, HelpNamesEveryReport) {
   std::string help = report_flag_help();
   EXPECT_EQ(help,
             "GPU reports: cuda_api_sum, cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, "
-            "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum, kernels (the "
+            "cuda_gpu_mem_size_sum, cuda_kern_exec_sum, nvtx_sum, op_sum, diagnosis, kernels (the "
             "sections of strata kernels); with several files: rank_sum, collective_sum, "
             "straggler_sum");
   for (const auto& e : report_registry()) EXPECT_NE(help.find(e.name), std::string::npos);

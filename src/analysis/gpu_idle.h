@@ -1,0 +1,57 @@
+// Where the GPU waited, and on what. From a trace's first kernel to its last
+// GPU activity (kernels, copies, memsets: the work window; what comes before
+// the first kernel is start-up), time is busy or idle;
+// each idle gap is charged to what the host thread that issued the activity
+// ending the gap was doing meanwhile: inside a synchronizing CUDA call, a
+// launch or enqueue call, another CUDA call, or its own code. That is the
+// tutorial's question "is the GPU waiting on the host, and why" answered from
+// one trace (HTA's idle-time breakdown does the same from a Kineto trace).
+//
+// Needs the tables loaded with GpuLoadOptions::timeline (copies' correlation
+// ids); a gap whose next activity has no API call in the trace (an nsys
+// export without the runtime table, a graph's later kernels) is counted as
+// unattributed rather than guessed at.
+//
+// Pure: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "store/gpu_tables.h"
+
+namespace strata::analysis {
+
+// What a CUDA API call does to the host thread, by its name (docs/diagnose.md).
+enum class ApiRole {
+  kSync,    // blocks until the GPU has caught up: *Synchronize, a synchronous
+            // cudaMemcpy/cuMemcpy, cudaFree/cuMemFree (an implicit device sync)
+  kLaunch,  // enqueues work and returns: *Launch*, *Async copies and memsets
+  kOther,   // everything else (attributes, allocation, module loading, ...)
+};
+ApiRole api_role(std::string_view name);
+
+struct IdleCauses {
+  int64_t sync_ns = 0;          // the issuing thread was in a synchronizing call
+  int64_t launch_ns = 0;        // ... in a launch or enqueue call
+  int64_t other_api_ns = 0;     // ... in another CUDA call
+  int64_t host_ns = 0;          // ... in its own code, outside CUDA
+  int64_t unattributed_ns = 0;  // no issuing call found for the next activity
+};
+
+struct GpuIdle {
+  bool has_activity = false;  // any kernel, copy or memset
+  int64_t first_api_start = 0;  // the earliest CUDA call (0 without one): CUDA start-up begins
+  int64_t window_start = 0;     // the first kernel's start (the first copy's without kernels)
+  int64_t window_end = 0;       // the last GPU activity's end
+  int64_t busy_ns = 0;          // union of kernels, copies and memsets in the window
+  int64_t gaps = 0;             // idle gaps in the window
+  IdleCauses idle;
+
+  int64_t window_ns() const { return window_end - window_start; }
+  int64_t idle_ns() const { return window_ns() - busy_ns; }
+};
+
+GpuIdle gpu_idle(const store::GpuTables& tables);
+
+}  // namespace strata::analysis

@@ -1,0 +1,22 @@
+// The `diagnosis` report: analysis/diagnosis.h's findings over one trace's
+// GPU timeline, ranked by the time each could save, with the work window,
+// the GPU's busy share and start-up above them. Text puts each finding's
+// evidence, what to try and the report that shows it again under the
+// table; CSV and JSON carry them as columns.
+#pragma once
+
+#include <string>
+
+#include "analysis/diagnosis.h"
+#include "report/gpu_reports.h"
+
+namespace strata::report {
+
+GpuReport diagnosis_report(const analysis::Diagnosis& diagnosis, const std::string& source,
+                           const GpuReportOptions& options = {});
+
+// The registry's entry point: diagnoses `tables` (loaded with the timeline).
+GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string& source,
+                              const GpuReportOptions& options);
+
+}  // namespace strata::report

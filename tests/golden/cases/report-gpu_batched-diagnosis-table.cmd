@@ -1,0 +1,1 @@
+$STRATA report trace-gpu_matmul-batched/trace.sqlite --report diagnosis

@@ -1,0 +1,1 @@
+$STRATA report trace-gpu_matmul-slow_loop_sync/trace.sqlite --report diagnosis
