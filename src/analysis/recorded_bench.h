@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "analysis/bench.h"
 
@@ -18,5 +20,6 @@ struct RecordedBench {
 
 // The metric keys are the ones the runs carry, in first-seen order.
 RecordedBench summarize_recorded_bench(std::span<const store::BenchRun> runs);
+std::vector<std::string> recorded_metric_keys(std::span<const store::BenchRun> runs);
 
 }  // namespace strata::analysis
