@@ -1,6 +1,7 @@
 #include "analysis/compare.h"
 
 #include <map>
+#include <set>
 
 #include "analysis/cpu_pstats.h"
 #include "analysis/gpu_summary.h"
@@ -42,6 +43,38 @@ std::vector<KeyedRow> nvtx_rows(const store::GpuTables& tables) {
         summary_row(row, row.style == "PushPop" ? row.name : row.name + " (" + row.style + ")"));
   }
   return out;
+}
+
+// A function's key without the directories of its file: "x.cc\x1fname".
+std::string without_directories(const std::string& key) {
+  const size_t sep = key.find('\x1f');
+  const size_t slash = key.rfind('/', sep);
+  return slash == std::string::npos ? key : key.substr(slash + 1);
+}
+
+// Builds in two directories name one source file by two relative paths
+// (../../examples/x.cc, ../../../examples/x.cc). A function only one side
+// has under its path is matched with the function of the same name and
+// file name that only the other side has, when each side has just one.
+void match_moved_files(const std::vector<KeyedRow>& a, std::vector<KeyedRow>& b) {
+  std::set<std::string> keys_a, keys_b;
+  for (const auto& r : a) keys_a.insert(r.key);
+  for (const auto& r : b) keys_b.insert(r.key);
+  std::map<std::string, std::set<std::string>> only_a, only_b;
+  for (const auto& key : keys_a) {
+    if (!keys_b.count(key)) only_a[without_directories(key)].insert(key);
+  }
+  for (const auto& key : keys_b) {
+    if (!keys_a.count(key)) only_b[without_directories(key)].insert(key);
+  }
+  for (auto& r : b) {
+    if (keys_a.count(r.key)) continue;
+    const std::string short_key = without_directories(r.key);
+    auto in_a = only_a.find(short_key);
+    if (in_a != only_a.end() && in_a->second.size() == 1 && only_b[short_key].size() == 1) {
+      r.key = *in_a->second.begin();
+    }
+  }
 }
 
 std::optional<WallComparison> compare_wall(const CompareSide& a, const CompareSide& b,
@@ -165,7 +198,10 @@ Comparison compare_sides(const CompareSide& a, const CompareSide& b,
   };
 
   if (one_side(SectionKind::kCpuFunctions, a.cpu.has_value(), b.cpu.has_value())) {
-    add(SectionKind::kCpuFunctions, cpu_function_rows(*a.cpu), cpu_function_rows(*b.cpu));
+    auto rows_a = cpu_function_rows(*a.cpu);
+    auto rows_b = cpu_function_rows(*b.cpu);
+    match_moved_files(rows_a, rows_b);
+    add(SectionKind::kCpuFunctions, rows_a, rows_b);
     out.cpu_modes_differ = is_sampled(a.cpu->mode) != is_sampled(b.cpu->mode);
   }
   if (one_side(SectionKind::kTorchOps, a.ops.has_value(), b.ops.has_value())) {

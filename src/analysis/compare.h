@@ -47,7 +47,9 @@ std::string_view section_key(SectionKind kind);
 // What each row of a section carries, in the order of KeyedRow::values:
 //   kCpuFunctions: self time (tottime), total time (cumtime), in ns; count:
 //     ncalls (samples in a sampled profile). Functions are matched by file
-//     and name, not line, so that an edit that moves a function leaves it one row.
+//     and name, not line, so that an edit that moves a function leaves it one
+//     row; a function whose file only the directories tell apart (two build
+//     directories) is matched when that leaves no doubt.
 //   kTorchOps: Self CPU, Self CUDA (ns); count: calls. Device rows (kernels,
 //     copies) are left out: the kernel section holds them.
 //   kKernels, kCudaApi, kNvtx: total time (ns); count: instances or calls.

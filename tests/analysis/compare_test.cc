@@ -73,6 +73,45 @@ TEST(CompareLayers, CpuFunctionsAreMatchedByFileAndNameNotLine) {
   EXPECT_FALSE(c.cpu_modes_differ);
 }
 
+// Like profile(), with the files under `dir` (a relative path from the
+// build directory, which differs between builds).
+Profile profile_in(const std::string& dir, int hot_samples) {
+  Profile p = profile(hot_samples, 1);
+  return with_changed_frames(p, [&](Frame& f) { f.file = dir + f.file; });
+}
+
+TEST(CompareLayers, AFileSeenFromAnotherBuildDirectoryIsTheSameFile) {
+  CompareSide a = bench_side({1});
+  CompareSide b = bench_side({1});
+  a.cpu = profile_in("../../src/", 10);
+  b.cpu = profile_in("../../../src/", 4);
+  b.cpu->samples.push_back(b.cpu->samples.front());  // one more function, in another file
+  Frame other;
+  other.function = "hot";
+  other.file = "../../../lib/hot.cc";
+  b.cpu->samples.back().stack = {b.cpu->frames.intern(other)};
+  auto c = compare_sides(a, b);
+  const SectionDiff* s = section(c, SectionKind::kCpuFunctions);
+  ASSERT_NE(s, nullptr);
+  // hot.cc(hot) under src/ is ambiguous in B (src/ and lib/): not matched;
+  // main.cc(main) is.
+  std::vector<std::pair<std::string, RowChange>> rows;
+  for (const auto& r : s->diff.rows) rows.emplace_back(r.name, r.change);
+  EXPECT_EQ(rows, (std::vector<std::pair<std::string, RowChange>>{
+                      {"../../src/hot.cc:1(hot)", RowChange::kRemoved},
+                      {"../../../src/hot.cc:1(hot)", RowChange::kAdded},
+                      {"../../../lib/hot.cc:0(hot)", RowChange::kAdded},
+                      {"../../../src/main.cc:1(main)", RowChange::kBoth}}));
+
+  b.cpu = profile_in("../../../src/", 4);
+  c = compare_sides(a, b);
+  s = section(c, SectionKind::kCpuFunctions);
+  ASSERT_EQ(s->diff.rows.size(), 2u);
+  EXPECT_EQ(s->diff.rows[0].name, "../../../src/hot.cc:1(hot)");
+  EXPECT_EQ(s->diff.rows[0].change, RowChange::kBoth);
+  EXPECT_EQ(s->diff.rows[0].count_a, 10);
+}
+
 TEST(CompareLayers, TorchOpsLeaveDeviceRowsToTheKernelSection) {
   TorchOpTable t;
   t.rows.push_back({"aten::mm", "", {}, false, false, 3, 300, 500, 40, 40});
