@@ -11,7 +11,6 @@
 #include "analysis/compare.h"
 
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 
