@@ -12,6 +12,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/compare_wall.h"
