@@ -4,12 +4,14 @@
 // through: the run, table counts, counters, export metadata, bench runs,
 // the CPU profile, profiled launches and kernels seen, the rank rows, and
 // the GPU tables under each load option, each fed on to the reports and
-// exports built from it. Errors are fine (a damaged file is a one-line
-// error); crashes and sanitizer findings are not.
+// exports built from it, and strata compare's comparison of what it holds.
+// Errors are fine (a damaged file is a one-line error); crashes and
+// sanitizer findings are not.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include "analysis/compare.h"
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/cpu_pstats.h"
 #include "analysis/kernel_profile.h"
@@ -20,6 +22,7 @@
 #include "export/registry.h"
 #include "fuzz_files.h"
 #include "report/bench_report.h"
+#include "report/compare_report.h"
 #include "report/cpu_report.h"
 #include "report/kernel_report.h"
 #include "report/registry.h"
@@ -57,7 +60,8 @@ void reports_and_exports(const store::TraceReader& reader) {
     }
     exporter::ExportContext context{"fuzz.sqlite", "strata fuzz"};
     for (const auto& entry : exporter::export_registry()) {
-      if (entry.input == exporter::ExportInput::kCpuProfile) (void)entry.from_profile(profile, context);
+      if (entry.input == exporter::ExportInput::kCpuProfile)
+        (void)entry.from_profile(profile, context);
     }
   }
   if (auto launches = store::read_profiled_launches(reader)) {
@@ -102,6 +106,29 @@ void reports_and_exports(const store::TraceReader& reader) {
   }
 }
 
+// strata compare: the file's two bench commands against each other, and
+// everything it holds against itself.
+void compared(const store::TraceReader& reader) {
+  analysis::CompareSide side;
+  side.name = "fuzz.sqlite";
+  if (auto runs = reader.bench_runs(); runs && !runs->empty()) {
+    side.wall_source = "bench";
+    side.wall = analysis::bench_samples(*runs, "A");
+    analysis::CompareSide b = side;
+    b.wall = analysis::bench_samples(*runs, "B");
+    (void)report::render_comparison(side, b, analysis::compare_sides(side, b),
+                                    report::Format::kTable);
+  }
+  if (auto rows = store::read_cpu_profile(reader); rows && rows->has_value()) {
+    side.cpu = analysis::from_rows(**rows);
+  }
+  if (auto tables = store::load_gpu_tables(reader.handle(), reader.path())) {
+    side.gpu = std::move(tables).value();
+  }
+  (void)report::render_comparison(side, side, analysis::compare_sides(side, side),
+                                  report::Format::kJson);
+}
+
 void ranks(const std::string& path) {
   auto file = store::load_rank_file(path);
   if (!file) return;
@@ -118,7 +145,10 @@ void ranks(const std::string& path) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fuzz::write_input("trace.sqlite", data, size);
-  if (auto reader = store::TraceReader::open(path)) reports_and_exports(*reader);
+  if (auto reader = store::TraceReader::open(path)) {
+    reports_and_exports(*reader);
+    compared(*reader);
+  }
   ranks(path);
   return 0;
 }

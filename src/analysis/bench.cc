@@ -37,11 +37,31 @@ bool succeeded(const store::BenchRun& run) {
 
 }  // namespace
 
+std::vector<Quantity> bench_quantities(std::span<const std::string> metric_keys) {
+  std::vector<Quantity> out = {{"wall", "ms"}, {"user", "ms"}, {"sys", "ms"}, {"peak RSS", "MiB"}};
+  for (const auto& key : metric_keys) out.push_back({key, ""});
+  return out;
+}
+
+std::vector<double> measured_values(std::span<const store::BenchRun> runs, std::string_view label,
+                                    size_t index, std::span<const std::string> metric_keys) {
+  std::vector<const store::BenchRun*> measured;
+  for (const auto& r : runs) {
+    if (!r.warmup && r.label == label && succeeded(r)) measured.push_back(&r);
+  }
+  std::stable_sort(measured.begin(), measured.end(),
+                   [](auto* a, auto* b) { return a->iteration < b->iteration; });
+  std::vector<double> values;
+  for (auto* r : measured) {
+    if (auto v = quantity_of(*r, index, metric_keys)) values.push_back(*v);
+  }
+  return values;
+}
+
 BenchSummary summarize_bench(std::span<const store::BenchRun> runs,
                              std::span<const std::string> metric_keys) {
   BenchSummary out;
-  out.quantities = {{"wall", "ms"}, {"user", "ms"}, {"sys", "ms"}, {"peak RSS", "MiB"}};
-  for (const auto& key : metric_keys) out.quantities.push_back({key, ""});
+  out.quantities = bench_quantities(metric_keys);
   const size_t nq = out.quantities.size();
 
   // Measured runs per label, in iteration order.
@@ -77,12 +97,7 @@ BenchSummary summarize_bench(std::span<const store::BenchRun> runs,
     cs.measured = measured[li].size();
     for (auto* r : measured[li]) cs.succeeded += succeeded(*r) ? 1 : 0;
     for (size_t q = 0; q < nq; ++q) {
-      std::vector<double> values;
-      for (auto* r : measured[li]) {
-        if (!succeeded(*r)) continue;
-        if (auto v = quantity_of(*r, q, metric_keys)) values.push_back(*v);
-      }
-      cs.values.push_back(summarize(values));
+      cs.values.push_back(summarize(measured_values(runs, labels[li], q, metric_keys)));
     }
     out.commands.push_back(std::move(cs));
   }

@@ -59,6 +59,16 @@ struct BenchSummary {
   std::vector<MissingMetric> missing_metrics;  // successful measured runs lacking a --metric
 };
 
+// The quantities summarize_bench reports, in its order: wall, user, sys and
+// peak RSS, then one per metric key.
+std::vector<Quantity> bench_quantities(std::span<const std::string> metric_keys);
+
+// The values of quantity `index` (into bench_quantities) over the measured
+// runs of command `label` that exited 0 and have it, in iteration order:
+// what summarize_bench summarizes, and what strata compare tests.
+std::vector<double> measured_values(std::span<const store::BenchRun> runs, std::string_view label,
+                                    size_t index, std::span<const std::string> metric_keys);
+
 // `metric_keys` are the --metric keys in the order given.
 BenchSummary summarize_bench(std::span<const store::BenchRun> runs,
                              std::span<const std::string> metric_keys);

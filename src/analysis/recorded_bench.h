@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "analysis/bench.h"
 
@@ -16,7 +18,10 @@ struct RecordedBench {
   size_t warmups = 0;   // warm-up runs of command A
 };
 
-// The metric keys are the ones the runs carry, in first-seen order.
+// The metric keys are the ones the runs carry (recorded_metric_keys).
 RecordedBench summarize_recorded_bench(std::span<const store::BenchRun> runs);
+
+// The KEY=VALUE metric keys of the runs, in first-seen order.
+std::vector<std::string> recorded_metric_keys(std::span<const store::BenchRun> runs);
 
 }  // namespace strata::analysis

@@ -5,37 +5,20 @@
 // every run in the trace database.
 #include "analysis/bench.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
-#include "cli/new_trace.h"
+#include "cli/bench_session.h"
 #include "cli/verbs.h"
-#include "common/build_info.h"
-#include "common/clock.h"
-#include "common/process.h"
-#include "common/signal_forwarder.h"
-#include "common/strings.h"
 #include "report/bench_report.h"
-#include "store/trace_db.h"
 
 namespace strata::cli {
 namespace {
 
 struct BenchOptions {
-  int runs = 5;
-  int warmups = 1;
-  std::optional<std::string> vs;  // set but empty is a usage error
-  std::vector<std::string> metrics;
-  std::optional<std::string> output;
-  bool force = false;
-  bool quiet = false;
+  BenchSessionOptions session;
   std::string format = "table";
-  std::vector<std::string> command;
 };
 
 int run_bench(const BenchOptions& opt) {
@@ -44,153 +27,38 @@ int run_bench(const BenchOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
     return kExitUsage;
   }
-  if (opt.command.empty()) {
-    std::fprintf(stderr,
-                 "strata: bench needs a command: strata bench [options] -- CMD [ARGS...]\n");
-    return kExitUsage;
-  }
-  std::vector<std::pair<std::string, std::vector<std::string>>> commands = {{"A", opt.command}};
-  if (opt.vs) {
-    auto b = split_command_line(*opt.vs);
-    if (!b) {
-      std::fprintf(stderr, "strata: --vs: %s\n", b.error().message.c_str());
-      return kExitUsage;
-    }
-    if (b->empty() || b->front().empty()) {
-      std::fprintf(stderr, "strata: --vs '%s': names no command (--vs 'CMD2 ARGS')\n",
-                   printable(*opt.vs).c_str());
-      return kExitUsage;
-    }
-    commands.push_back({"B", std::move(b).value()});
-  }
-  for (const auto& key : opt.metrics) {
-    if (key.empty() || key.find_first_of("= \t") != std::string::npos) {
-      std::fprintf(stderr, "strata: --metric '%s': a key is a word without '=' or spaces\n",
-                   printable(key).c_str());
-      return kExitUsage;
-    }
-  }
-
-  // Both commands are checked before either runs: a B that cannot start
-  // would otherwise stop the loop after A's first run. Same line and status
-  // as a command that fails to start (run_process).
-  for (const auto& [label, argv] : commands) {
-    if (auto problem = command_start_problem(argv)) {
-      std::fprintf(stderr, "strata: %s\n", problem->c_str());
-      return kExitCannotStart;
-    }
-  }
-
-  // A signal to strata goes on to the running child, and the loop stops
-  // after it, so the runs already measured are still reported and written.
-  // Made before the trace's temporary file exists, so that no signal can
-  // leave that file behind (docs/cli.md, Signals).
-  SignalForwarder forwarder;
-  auto new_trace = start_trace(opt.output, opt.force, "strata-bench", "bench", opt.command);
-  NewTrace* trace = std::get_if<NewTrace>(&new_trace);
-  if (trace == nullptr) return std::get<int>(new_trace);
-  store::TraceWriter& writer = trace->writer;
-  store::RunInfo& info = trace->info;
-
-  std::vector<store::BenchRun> runs;
-  bool any_failed = false;
-  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv, int iteration,
-                      bool warmup) -> Result<Ok> {
-    store::BenchRun run;
-    run.label = label;
-    run.command = argv;
-    run.iteration = iteration;
-    run.warmup = warmup;
-    ProcessOptions po;
-    po.output = opt.quiet ? OutputMode::kDiscard : OutputMode::kInherit;
-    if (!opt.metrics.empty()) {
-      po.output = OutputMode::kCapture;
-      po.echo_captured = !opt.quiet;
-      po.discard_stderr = opt.quiet;
-      po.on_stdout_line = [&](std::string_view line) {
-        for (const auto& key : opt.metrics) {
-          if (auto v = analysis::find_metric(line, key)) run.metrics.emplace_back(key, *v);
-        }
-      };
-    }
-    po.on_child = [&](int pid) { forwarder.set_child(pid); };
-    STRATA_ASSIGN_OR_RETURN(ProcessResult result, run_process(argv, po));
-    run.wall_ns = result.wall_ns;
-    run.user_ns = result.user_ns;
-    run.sys_ns = result.sys_ns;
-    run.max_rss_kb = result.max_rss_kb;
-    run.exit_status = result.exit_status;
-    run.signal = result.signal;
-    if (!result.succeeded()) {
-      any_failed = true;
-      std::fprintf(stderr, "strata: %s %s %d %s\n", label.c_str(), warmup ? "warm-up" : "run",
-                   iteration + 1, describe_termination(result).c_str());
-    }
-    runs.push_back(std::move(run));
-    return Ok{};
-  };
-
-  bool started = true;
-  for (int phase = 0; phase < 2 && started && !forwarder.received(); ++phase) {
-    bool warmup = phase == 0;
-    int count = warmup ? opt.warmups : opt.runs;
-    for (int i = 0; i < count && !forwarder.received(); ++i) {
-      for (const auto& [label, argv] : commands) {
-        auto ok = run_once(label, argv, i, warmup);
-        if (!ok) {
-          std::fprintf(stderr, "strata: %s\n", ok.error().message.c_str());
-          started = false;
-          break;
-        }
-        if (forwarder.received()) break;
-      }
-      if (!started) break;
-    }
-  }
-  if (!started && runs.empty()) return kExitCannotStart;
-
-  info.end_ns = realtime_ns();
-  info.exit_status = any_failed ? kExitFailed : kExitOk;
-  auto summary = analysis::summarize_bench(runs, opt.metrics);
-  std::fputs(
-      report::render_bench(
-          summary, {static_cast<size_t>(opt.runs), static_cast<size_t>(opt.warmups)}, *format)
-          .c_str(),
-      stdout);
-  std::fflush(stdout);
-
-  Status written = write_run_and_commit(*trace, [&] { return writer.write_bench_runs(runs); });
-  if (!written) {
-    std::fprintf(stderr, "strata: %s\n", printable(written.error().message).c_str());
-    return kExitFailed;
-  }
-  std::fprintf(stderr, "strata: results written to %s\n", trace->path().c_str());
-
-  if (!started) return kExitCannotStart;
-  if (forwarder.received()) return 128 + forwarder.received();
-  return any_failed ? kExitFailed : kExitOk;
+  const BenchSessionOptions& session = opt.session;
+  return run_bench_session(session, [&](const std::vector<store::BenchRun>& runs) {
+    auto summary = analysis::summarize_bench(runs, session.metrics);
+    const report::BenchReportContext context{static_cast<size_t>(session.runs),
+                                             static_cast<size_t>(session.warmups)};
+    std::fputs(report::render_bench(summary, context, *format).c_str(), stdout);
+    return kExitOk;
+  });
 }
 
 }  // namespace
 
 VerbRunner add_bench(CLI::App& app) {
   auto opt = std::make_shared<BenchOptions>();
+  BenchSessionOptions& session = opt->session;
   auto* sub = app.add_subcommand("bench", "Baseline: time a command (and compare with another)");
-  sub->add_option("-n,--runs", opt->runs, "Measured runs of each command")
+  sub->add_option("-n,--runs", session.runs, "Measured runs of each command")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  sub->add_option("--warmup", opt->warmups, "Warm-up runs of each command, not measured")
+  sub->add_option("--warmup", session.warmups, "Warm-up runs of each command, not measured")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
-  sub->add_option("--vs", opt->vs, "Second command (B), run interleaved with A: --vs 'CMD2 ARGS'");
-  sub->add_option("--metric", opt->metrics,
+  sub->add_option("--vs", session.vs,
+                  "Second command (B), run interleaved with A: --vs 'CMD2 ARGS'");
+  sub->add_option("--metric", session.metrics,
                   "Also collect KEY=VALUE numbers the program prints on stdout (repeatable)");
-  sub->add_option("-o,--output", opt->output, "Trace file (default: strata-benchN.sqlite)");
-  sub->add_flag("--force", opt->force, "Overwrite the trace file if it exists");
-  sub->add_flag("-q,--quiet", opt->quiet, "Discard the program's stdout and stderr");
+  sub->add_option("-o,--output", session.output, "Trace file (default: strata-benchN.sqlite)");
+  sub->add_flag("--force", session.force, "Overwrite the trace file if it exists");
+  sub->add_flag("-q,--quiet", session.quiet, "Discard the program's stdout and stderr");
   sub->add_option("--format", opt->format, "Report format: table, csv or json")
       ->capture_default_str();
-  sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
+  sub->add_option("command", session.command, "-- CMD [ARGS...]")->required();
   sub->positionals_at_end(true);
   return [opt] { return run_bench(*opt); };
 }

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   add(add_trace);
   add(add_kernels);
   add(add_report);
+  add(add_compare);
   add(add_export);
   add(add_info);
   add(add_occupancy);

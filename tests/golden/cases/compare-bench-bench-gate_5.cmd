@@ -1,0 +1,1 @@
+$STRATA compare bench-cpu_hotspot/trace.sqlite bench-cpu_hotspot/trace.sqlite --gate 5

@@ -1,0 +1,1 @@
+$STRATA compare trace-torch_train-cpu/trace.sqlite trace-torch_train-cpu/trace.sqlite --limit 4

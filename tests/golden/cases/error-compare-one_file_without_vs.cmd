@@ -1,0 +1,1 @@
+$STRATA compare cpu-cpu_hotspot-slow/trace.sqlite
