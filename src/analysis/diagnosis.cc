@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -10,11 +11,8 @@
 #include "analysis/gpu_summary.h"
 
 namespace strata::analysis {
-namespace {
 
-// "4.74 us", "2.41 ms", "1.25 s": three significant figures, the unit that
-// keeps the number between 1 and 1000.
-std::string duration(int64_t ns) {
+std::string short_duration(int64_t ns) {
   const double v = static_cast<double>(ns);
   auto three = [](double x) {
     return x >= 100 ? fmt::format("{:.0f}", x) : x >= 10 ? fmt::format("{:.1f}", x)
@@ -24,6 +22,12 @@ std::string duration(int64_t ns) {
   if (ns < 1'000'000) return three(v / 1e3) + " us";
   if (ns < 1'000'000'000) return three(v / 1e6) + " ms";
   return three(v / 1e9) + " s";
+}
+
+namespace {
+
+std::string duration(int64_t ns) {
+  return short_duration(ns);
 }
 
 std::string percent_of(int64_t part, int64_t whole) {
@@ -47,14 +51,29 @@ struct CallCount {
   int64_t calls = 0;
 };
 
-// Calls that overlap the work window only: start-up's copies and frees are
-// not the loop's.
+// Calls that overlap the work window only (start-up's copies and frees are
+// not the loop's), and only outermost ones: a driver call inside a runtime
+// call is the same synchronization.
 std::vector<CallCount> count_calls(const store::GpuTables& t, ApiRole role, const GpuIdle& idle) {
+  const store::RuntimeColumns& api = t.runtime;
+  std::map<int64_t, std::vector<size_t>> by_thread;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (api.start[i] < 0 || api.end[i] < api.start[i]) continue;
+    if (api.end[i] <= idle.window_start || api.start[i] >= idle.window_end) continue;
+    by_thread[api.global_tid[i]].push_back(i);
+  }
   std::map<int64_t, int64_t> per_id;
-  for (size_t i = 0; i < t.runtime.size(); ++i) {
-    if (t.runtime.end[i] <= idle.window_start || t.runtime.start[i] >= idle.window_end) continue;
-    const std::string* name = t.string(t.runtime.name_id[i]);
-    if (api_role(name ? *name : "") == role) ++per_id[t.runtime.name_id[i]];
+  for (auto& [tid, rows] : by_thread) {
+    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+      return api.start[a] != api.start[b] ? api.start[a] < api.start[b] : api.end[a] > api.end[b];
+    });
+    int64_t enclosing_end = INT64_MIN;
+    for (size_t i : rows) {
+      if (api.end[i] <= enclosing_end) continue;  // nested in an earlier call
+      enclosing_end = api.end[i];
+      const std::string* name = t.string(api.name_id[i]);
+      if (api_role(name ? *name : "") == role) ++per_id[api.name_id[i]];
+    }
   }
   std::vector<CallCount> out;
   for (auto [id, n] : per_id) out.push_back({api_name(t, id), n});
@@ -82,7 +101,7 @@ std::string name_counts(const std::vector<CallCount>& counts, size_t most) {
 void launch_sync_rule(const store::GpuTables& t, const GpuIdle& idle,
                       const DiagnosisThresholds& th, std::vector<Finding>& out) {
   const int64_t waited = idle.idle.sync_ns + idle.idle.launch_ns;
-  if (waited < th.min_share * idle.window_ns() || t.kernels.size() == 0) return;
+  if (waited <= 0 || waited < th.min_share * idle.window_ns() || t.kernels.size() == 0) return;
   const auto syncs = count_calls(t, ApiRole::kSync, idle);
   int64_t launches = 0;  // kernels in the window
   for (size_t i = 0; i < t.kernels.size(); ++i) {
@@ -112,8 +131,8 @@ void launch_sync_rule(const store::GpuTables& t, const GpuIdle& idle,
                                    syncs.empty() ? "" : ": ", name_counts(syncs, 3)));
   f.evidence.push_back(fmt::format("kernel duration: median {}", duration(median_of(durations))));
   f.evidence.push_back(fmt::format(
-      "GPU idle {} of the {} work window ({}): {} while the host synchronized, {} while it "
-      "launched",
+      "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, {} "
+      "while it launched",
       duration(idle.idle_ns()), duration(idle.window_ns()),
       percent_of(idle.idle_ns(), idle.window_ns()), duration(idle.idle.sync_ns),
       duration(idle.idle.launch_ns)));
@@ -129,14 +148,14 @@ void launch_sync_rule(const store::GpuTables& t, const GpuIdle& idle,
 
 // gpu.host_between_launches: the GPU idles while the host runs its own code.
 void host_rule(const GpuIdle& idle, const DiagnosisThresholds& th, std::vector<Finding>& out) {
-  if (idle.idle.host_ns < th.min_share * idle.window_ns()) return;
+  if (idle.idle.host_ns <= 0 || idle.idle.host_ns < th.min_share * idle.window_ns()) return;
   Finding f;
   f.rule = "gpu.host_between_launches";
   f.layer = FindingLayer::kTimeline;
-  f.cause = "The GPU waits while the host runs its own code (outside CUDA calls) between "
-            "launches.";
+  f.cause = "The GPU waits while the host runs its own code (outside recorded CUDA calls) "
+            "between launches.";
   f.evidence.push_back(fmt::format("GPU idle {} of the {} work window, {} of it ({}) while the "
-                                   "issuing thread was outside CUDA calls",
+                                   "issuing thread was outside recorded CUDA calls",
                                    duration(idle.idle_ns()), duration(idle.window_ns()),
                                    duration(idle.idle.host_ns),
                                    percent_of(idle.idle.host_ns, idle.window_ns())));
@@ -144,7 +163,7 @@ void host_rule(const GpuIdle& idle, const DiagnosisThresholds& th, std::vector<F
   f.try_this = "Find that code in the CPU layer (strata trace --trace cuda,nvtx,cpu, or strata "
                "cpu) and take it out of the loop: prepare data ahead, on another thread, or on "
                "the GPU.";
-  f.show_again = "--report nvtx_sum,cuda_api_sum";
+  f.show_again = "--report nvtx_sum,cuda_api_sum";  // where the loop's time goes, by range
   out.push_back(std::move(f));
 }
 
@@ -152,7 +171,7 @@ void host_rule(const GpuIdle& idle, const DiagnosisThresholds& th, std::vector<F
 void small_grid_rule(const store::GpuTables& t, const DiagnosisThresholds& th,
                      std::vector<Finding>& out) {
   const store::KernelColumns& k = t.kernels;
-  if (k.launch.grid.size() != k.size() || t.sm_counts.empty()) return;
+  if (!has_launch_shapes(t)) return;
   // Sums in double: kernels may overlap, so their durations may add past
   // int64 in a damaged file.
   struct PerName {
@@ -180,10 +199,13 @@ void small_grid_rule(const store::GpuTables& t, const DiagnosisThresholds& th,
     // 1024 threads) so that a damaged file's dimensions cannot overflow.
     auto dim = [](int64_t v, int64_t most) { return std::clamp<int64_t>(v, 1, most); };
     const int64_t blocks = dim(g[0], (int64_t{1} << 31) - 1) * dim(g[1], 65535) * dim(g[2], 65535);
-    p.max_blocks = std::max(p.max_blocks, blocks);
-    p.threads = dim(b[0], 1024) * dim(b[1], 1024) * dim(b[2], 1024);
-    p.sms = sm->second;
+    if (blocks > p.max_blocks) {  // the widest launch speaks for the name
+      p.max_blocks = blocks;
+      p.threads = dim(b[0], 1024) * dim(b[1], 1024) * dim(b[2], 1024);
+      p.sms = sm->second;
+    }
   }
+  if (all_ns <= 0) return;
   for (const auto& [id, p] : by_name) {
     if (p.max_blocks <= 0 || p.max_blocks >= p.sms) continue;
     if (p.total_ns < th.small_grid_kernel_share * all_ns) continue;
@@ -191,17 +213,19 @@ void small_grid_rule(const store::GpuTables& t, const DiagnosisThresholds& th,
     Finding f;
     f.rule = "kernel.small_grid";
     f.layer = FindingLayer::kKernel;
-    f.cause = fmt::format("A kernel runs {} blocks on a GPU with {} SMs, so {} of every {} SMs "
-                          "get no work.",
-                          p.max_blocks, p.sms, p.sms - p.max_blocks, p.sms);
-    f.evidence.push_back(fmt::format("kernel: {}", name ? *name : "[unknown]"));
+    const std::string kernel = name ? *name : "[unknown]";
+    f.cause = fmt::format("{} runs {} blocks on a GPU with {} SMs, so {} of the SMs get no work.",
+                          kernel.size() > 48 ? kernel.substr(0, 47) + "…" : kernel, p.max_blocks,
+                          p.sms, p.sms - p.max_blocks);
+    f.evidence.push_back(fmt::format("kernel: {}", kernel));
     f.evidence.push_back(fmt::format("grid: {} blocks of {} threads; {} SMs; {} launches, {} in "
                                      "total ({} of kernel time)",
                                      p.max_blocks, p.threads, p.sms, p.instances,
-                                     duration(static_cast<int64_t>(p.total_ns)),
+                                     duration(static_cast<int64_t>(std::min(p.total_ns, 9e18))),
                                      fmt::format("{:.1f} %", 100.0 * p.total_ns / all_ns)));
-    // Spread over every SM, the same work would take blocks/SMs of the time
-    // at best (ncu's "grid smaller than the SM count" bound).
+    // An estimate, not a bound: spread over every SM the same work would
+    // take blocks/SMs of the time if it scaled perfectly (ncu's "grid
+    // smaller than the SM count" estimate); retiling may do better or worse.
     f.gain_ns = static_cast<int64_t>(
         std::min(p.total_ns * (1.0 - static_cast<double>(p.max_blocks) / p.sms), 9e18));
     f.try_this = "Give it at least one block per SM: smaller tiles, split the reduction "
@@ -237,11 +261,18 @@ std::vector<StartupPart> startup_parts(const store::GpuTables& t, int64_t before
 
 }  // namespace
 
+bool has_launch_shapes(const store::GpuTables& t) {
+  return !t.sm_counts.empty() && t.kernels.size() > 0 &&
+         t.kernels.launch.grid.size() == t.kernels.size() &&
+         t.kernels.launch.block.size() == t.kernels.size();
+}
+
 Diagnosis diagnose_gpu_trace(const store::GpuTables& tables, const DiagnosisThresholds& th) {
   Diagnosis d;
+  d.thresholds = th;
   d.idle = gpu_idle(tables);
   if (!d.idle.has_activity) return d;
-  if (d.idle.first_api_start != 0 && d.idle.first_api_start < d.idle.window_start) {
+  if (d.idle.has_api && d.idle.first_api_start < d.idle.window_start) {
     d.startup_ns = d.idle.window_start - d.idle.first_api_start;
     d.startup_parts = startup_parts(tables, d.idle.window_start);
   }

@@ -38,7 +38,9 @@ struct Finding {
   FindingLayer layer = FindingLayer::kTimeline;
   std::string cause;  // one sentence
   std::vector<std::string> evidence;  // figures, each "what: value"
-  int64_t gain_ns = 0;  // upper bound on what fixing it saves (the time it accounts for)
+  // What fixing it could save: the idle time it accounts for (timeline
+  // rules), or an estimate (kernel rules). Findings overlap: gains do not add.
+  int64_t gain_ns = 0;
   std::string try_this;
   std::string show_again;  // the report that shows the evidence again, without the file name
 };
@@ -55,9 +57,19 @@ struct Diagnosis {
   int64_t startup_ns = 0;  // first CUDA call to first GPU activity
   std::vector<StartupPart> startup_parts;  // at most 5
   std::vector<Finding> findings;           // largest gain first
+  DiagnosisThresholds thresholds;          // the ones the findings were judged by
 };
 
 Diagnosis diagnose_gpu_trace(const store::GpuTables& tables,
                              const DiagnosisThresholds& thresholds = {});
+
+// Whether the small-grid rule could look at the trace: it needs the GPU's SM
+// count (TARGET_INFO_GPU) and the kernels' launch configurations.
+bool has_launch_shapes(const store::GpuTables& tables);
+
+// "4.74 us", "2.41 ms", "1.25 s": three significant figures in the unit that
+// keeps the number between 1 and 1000; the findings' and the report's one
+// way of writing a duration.
+std::string short_duration(int64_t ns);
 
 }  // namespace strata::analysis

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -28,6 +29,13 @@ struct Activity {
   int64_t correlation;
 };
 
+// Timestamps are nanoseconds on CLOCK_MONOTONIC; a row with a negative
+// start or an end before its start (a damaged or hand-made file) is left
+// out, so that every difference below stays within int64.
+bool valid(int64_t start, int64_t end) {
+  return start >= 0 && end >= start;
+}
+
 // Roles in the order a gap's overlapping calls are charged: where calls
 // nest (a driver call inside a runtime call), the stronger role wins.
 constexpr std::array<ApiRole, 3> kRolePriority = {ApiRole::kSync, ApiRole::kLaunch,
@@ -39,12 +47,21 @@ struct Call {
   ApiRole role;
 };
 
-// Timestamps are nanoseconds on CLOCK_MONOTONIC; a row with a negative
-// start or an end before its start (a damaged or hand-made file) is left
-// out, so that every difference below stays within int64.
-bool valid(int64_t start, int64_t end) {
-  return start >= 0 && end >= start;
-}
+// One thread's calls by start, with the running maximum of their ends: the
+// calls covering a time t are among those after the first whose running
+// maximum passes t, even where an earlier call encloses later ones.
+struct ThreadCalls {
+  std::vector<Call> calls;
+  std::vector<int64_t> max_end;
+
+  void finish() {
+    std::sort(calls.begin(), calls.end(),
+              [](const Call& a, const Call& b) { return a.start < b.start; });
+    max_end.resize(calls.size());
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < calls.size(); ++i) max_end[i] = m = std::max(m, calls[i].end);
+  }
+};
 
 void add_activities(const store::MemOpColumns& ops, std::vector<Activity>& out) {
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -55,20 +72,30 @@ void add_activities(const store::MemOpColumns& ops, std::vector<Activity>& out) 
   }
 }
 
-// The time in [from, to) covered by `calls` (sorted by start), charged by
-// role; what no call covers is the thread's own code.
-void charge_gap(const std::vector<Call>& calls, int64_t from, int64_t to, IdleCauses& idle) {
+void charge(ApiRole role, int64_t length, IdleCauses& idle) {
+  if (role == ApiRole::kSync) {
+    idle.sync_ns += length;
+  } else if (role == ApiRole::kLaunch) {
+    idle.launch_ns += length;
+  } else {
+    idle.other_api_ns += length;
+  }
+}
+
+// The time in [from, to) charged by the role of the strongest call of
+// `thread` covering it; what no call covers is the thread's own code.
+void charge_by_activity(const ThreadCalls& thread, int64_t from, int64_t to, IdleCauses& idle) {
+  if (from >= to) return;
+  const auto& calls = thread.calls;
+  const size_t first = static_cast<size_t>(
+      std::upper_bound(thread.max_end.begin(), thread.max_end.end(), from) -
+      thread.max_end.begin());
+  std::vector<const Call*> overlapping;
+  for (size_t i = first; i < calls.size() && calls[i].start < to; ++i) {
+    if (calls[i].end > from) overlapping.push_back(&calls[i]);
+  }
   // Elementary segments between the clipped calls' boundaries; each goes to
   // the strongest role covering it. A gap overlaps few calls.
-  std::vector<const Call*> overlapping;
-  auto first = std::upper_bound(calls.begin(), calls.end(), from,
-                                [](int64_t t, const Call& c) { return t < c.start; });
-  // Calls that began before the gap may still cover it: step back over them.
-  auto it = first;
-  while (it != calls.begin() && std::prev(it)->end > from) --it;
-  for (; it != calls.end() && it->start < to; ++it) {
-    if (it->end > from) overlapping.push_back(&*it);
-  }
   std::vector<int64_t> cuts = {from, to};
   for (const Call* c : overlapping) {
     cuts.push_back(std::clamp(c->start, from, to));
@@ -78,22 +105,17 @@ void charge_gap(const std::vector<Call>& calls, int64_t from, int64_t to, IdleCa
   cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     const int64_t a = cuts[i], b = cuts[i + 1];
-    int best = -1;
+    size_t best = kRolePriority.size();
     for (const Call* c : overlapping) {
       if (c->start > a || c->end < b) continue;
-      const int rank = static_cast<int>(
+      const size_t rank = static_cast<size_t>(
           std::find(kRolePriority.begin(), kRolePriority.end(), c->role) - kRolePriority.begin());
-      if (best < 0 || rank < best) best = rank;
+      best = std::min(best, rank);
     }
-    const int64_t length = b - a;
-    if (best < 0) {
-      idle.host_ns += length;
-    } else if (kRolePriority[best] == ApiRole::kSync) {
-      idle.sync_ns += length;
-    } else if (kRolePriority[best] == ApiRole::kLaunch) {
-      idle.launch_ns += length;
+    if (best == kRolePriority.size()) {
+      idle.host_ns += b - a;
     } else {
-      idle.other_api_ns += length;
+      charge(kRolePriority[best], b - a, idle);
     }
   }
 }
@@ -119,20 +141,21 @@ ApiRole api_role(std::string_view name) {
 GpuIdle gpu_idle(const store::GpuTables& tables) {
   GpuIdle out;
   const store::RuntimeColumns& api = tables.runtime;
-  bool any_api = false;
   for (size_t i = 0; i < api.size(); ++i) {
     if (!valid(api.start[i], api.end[i])) continue;
-    if (!any_api || api.start[i] < out.first_api_start) out.first_api_start = api.start[i];
-    any_api = true;
+    if (!out.has_api || api.start[i] < out.first_api_start) out.first_api_start = api.start[i];
+    out.has_api = true;
   }
 
   std::vector<Activity> activities;
   const store::KernelColumns& k = tables.kernels;
+  int64_t first_kernel = -1;
   for (size_t i = 0; i < k.size(); ++i) {
     if (!valid(k.start[i], k.end[i])) continue;
     const int64_t process = i < k.global_pid.size() ? k.global_pid[i] : 0;
     const int64_t correlation = i < k.correlation_id.size() ? k.correlation_id[i] : 0;
     activities.push_back({k.start[i], k.end[i], process, correlation});
+    if (first_kernel < 0 || k.start[i] < first_kernel) first_kernel = k.start[i];
   }
   add_activities(tables.memcpy, activities);
   add_activities(tables.memset, activities);
@@ -140,40 +163,37 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
   // context, loads modules and libraries (cuBLAS's handle, lazy loading) and
   // uploads its inputs, none of which repeats in the loop the findings are
   // about. Without kernels the copies are the work.
-  int64_t first_kernel = -1;
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (valid(k.start[i], k.end[i]) && (first_kernel < 0 || k.start[i] < first_kernel)) {
-      first_kernel = k.start[i];
-    }
-  }
   if (first_kernel >= 0) {
-    std::erase_if(activities, [&](const Activity& a) { return a.end <= first_kernel; });
+    std::erase_if(activities,
+                  [&](const Activity& a) { return a.start < first_kernel && a.end <= first_kernel; });
   }
   if (activities.empty()) return out;
   out.has_activity = true;
   std::sort(activities.begin(), activities.end(),
             [](const Activity& a, const Activity& b) { return a.start < b.start; });
 
-  // Each API call by (process, correlation id), and each thread's calls in order.
-  std::map<std::pair<int64_t, int64_t>, int64_t> issuer;  // -> globalTid
-  std::unordered_map<int64_t, std::vector<Call>> calls_of;
+  // Each API call by (process, correlation id), and each thread's calls.
+  struct Issuer {
+    int64_t tid;
+    int64_t start;
+    int64_t end;
+  };
+  std::map<std::pair<int64_t, int64_t>, Issuer> issuer;
+  std::unordered_map<int64_t, ThreadCalls> threads;
   for (size_t i = 0; i < api.size(); ++i) {
     if (!valid(api.start[i], api.end[i])) continue;
     const int64_t tid = api.global_tid[i];
     if (api.correlation_id[i] != 0) {
-      issuer[{global_id::process_of(tid), api.correlation_id[i]}] = tid;
+      issuer[{global_id::process_of(tid), api.correlation_id[i]}] = {tid, api.start[i], api.end[i]};
     }
     const std::string* name = tables.string(api.name_id[i]);
-    calls_of[tid].push_back({api.start[i], api.end[i], api_role(name ? *name : "")});
+    threads[tid].calls.push_back({api.start[i], api.end[i], api_role(name ? *name : "")});
   }
-  for (auto& [tid, calls] : calls_of) {
-    std::sort(calls.begin(), calls.end(),
-              [](const Call& a, const Call& b) { return a.start < b.start; });
-  }
+  for (auto& [tid, thread] : threads) thread.finish();
 
   out.window_start = activities.front().start;
-  int64_t busy_until = activities.front().end;
   int64_t busy_from = activities.front().start;
+  int64_t busy_until = activities.front().end;
   for (size_t i = 1; i < activities.size(); ++i) {
     const Activity& next = activities[i];
     if (next.start <= busy_until) {
@@ -182,11 +202,16 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
     }
     out.busy_ns += busy_until - busy_from;
     ++out.gaps;
+    const int64_t gap_start = busy_until, gap_end = next.start;
     auto found = issuer.find({global_id::process_of(next.process), next.correlation});
     if (next.correlation == 0 || found == issuer.end()) {
-      out.idle.unattributed_ns += next.start - busy_until;
+      out.idle.unattributed_ns += gap_end - gap_start;
     } else {
-      charge_gap(calls_of[found->second], busy_until, next.start, out.idle);
+      // Until the issuing call returned the host held the work back; after
+      // that it was queued.
+      const int64_t held_until = std::clamp(found->second.end, gap_start, gap_end);
+      charge_by_activity(threads[found->second.tid], gap_start, held_until, out.idle);
+      out.idle.queued_ns += gap_end - held_until;
     }
     busy_from = next.start;
     busy_until = next.end;

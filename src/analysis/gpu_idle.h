@@ -1,11 +1,16 @@
 // Where the GPU waited, and on what. From a trace's first kernel to its last
 // GPU activity (kernels, copies, memsets: the work window; what comes before
-// the first kernel is start-up), time is busy or idle;
-// each idle gap is charged to what the host thread that issued the activity
-// ending the gap was doing meanwhile: inside a synchronizing CUDA call, a
-// launch or enqueue call, another CUDA call, or its own code. That is the
-// tutorial's question "is the GPU waiting on the host, and why" answered from
-// one trace (HTA's idle-time breakdown does the same from a Kineto trace).
+// the first kernel is start-up), time is busy or idle. Each idle gap ends
+// with an activity some host thread issued through one CUDA call; the gap is
+// charged by what that thread was doing:
+//  - until the issuing call returned: inside a synchronizing call, a launch
+//    or enqueue call, another recorded CUDA call, or its own code (which
+//    includes CUDA calls the agent does not record: docs/agent.md);
+//  - after the issuing call returned (or all of the gap, when it returned
+//    before the GPU went idle): queued, the work was already on its way
+//    (launch latency, a stream waiting for another).
+// That is the tutorial's question "is the GPU waiting on the host, and why",
+// answered from one trace, as HTA separates host wait from GPU-side gaps.
 //
 // Needs the tables loaded with GpuLoadOptions::timeline (copies' correlation
 // ids); a gap whose next activity has no API call in the trace (an nsys
@@ -34,14 +39,18 @@ ApiRole api_role(std::string_view name);
 struct IdleCauses {
   int64_t sync_ns = 0;          // the issuing thread was in a synchronizing call
   int64_t launch_ns = 0;        // ... in a launch or enqueue call
-  int64_t other_api_ns = 0;     // ... in another CUDA call
-  int64_t host_ns = 0;          // ... in its own code, outside CUDA
+  int64_t other_api_ns = 0;     // ... in another recorded CUDA call
+  int64_t host_ns = 0;          // ... outside recorded CUDA calls
+  int64_t queued_ns = 0;        // the issuing call had returned: the work was queued
   int64_t unattributed_ns = 0;  // no issuing call found for the next activity
+
+  int64_t host_side_ns() const { return sync_ns + launch_ns + other_api_ns + host_ns; }
 };
 
 struct GpuIdle {
-  bool has_activity = false;  // any kernel, copy or memset
-  int64_t first_api_start = 0;  // the earliest CUDA call (0 without one): CUDA start-up begins
+  bool has_activity = false;    // any kernel, copy or memset
+  bool has_api = false;         // any CUDA call in the trace
+  int64_t first_api_start = 0;  // the earliest CUDA call (when has_api): CUDA start-up begins
   int64_t window_start = 0;     // the first kernel's start (the first copy's without kernels)
   int64_t window_end = 0;       // the last GPU activity's end
   int64_t busy_ns = 0;          // union of kernels, copies and memsets in the window

@@ -1,8 +1,9 @@
 // The `diagnosis` report: analysis/diagnosis.h's findings over one trace's
 // GPU timeline, ranked by the time each could save, with the work window,
-// the GPU's busy share and start-up above them. Text puts each finding's
-// evidence, what to try and the report that shows it again under the
-// table; CSV and JSON carry them as columns.
+// the GPU's busy share, the idle breakdown and start-up above them (text).
+// Text puts each finding's evidence, what to try and the report that shows
+// it again under the table; CSV and JSON carry them as columns (and carry
+// the findings only: the window and the verdict are text's).
 #pragma once
 
 #include <string>
@@ -12,8 +13,9 @@
 
 namespace strata::report {
 
+// `shapes_known`: whether the small-grid rule could run (has_launch_shapes).
 GpuReport diagnosis_report(const analysis::Diagnosis& diagnosis, const std::string& source,
-                           const GpuReportOptions& options = {});
+                           bool shapes_known, const GpuReportOptions& options = {});
 
 // The registry's entry point: diagnoses `tables` (loaded with the timeline).
 GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string& source,

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <string>
+#include <vector>
 
 #include "analysis/diagnosis.h"
 #include "analysis/gpu_idle.h"
@@ -41,7 +43,7 @@ struct Builder {
 
   Builder() {
     t.strings = {{1, "cudaLaunchKernel_v7000"}, {2, "cudaDeviceSynchronize_v3020"},
-                 {3, "cudaMalloc_v3020"}, {4, "gemm"}};
+                 {3, "cudaMalloc_v3020"}, {4, "gemm"}, {5, "cuCtxSynchronize"}};
   }
   int64_t call(int64_t name, int64_t start, int64_t end) {
     const int64_t c = next_correlation++;
@@ -72,7 +74,7 @@ TEST(GpuIdle, EachGapIsChargedToWhatTheIssuingThreadWasDoing) {
   // Kernel 1 at [100, 200), launched by [90, 100).
   b.kernel(b.call(1, 90, 100), 100, 200);
   // The host syncs [200, 230), runs its own code [230, 260), launches
-  // [260, 270): kernel 2 at [275, 300).
+  // [260, 270): kernel 2 at [275, 300), after 5 ns in the queue.
   b.call(2, 200, 230);
   b.kernel(b.call(1, 260, 270), 275, 300);
   GpuIdle idle = gpu_idle(b.t);
@@ -83,11 +85,53 @@ TEST(GpuIdle, EachGapIsChargedToWhatTheIssuingThreadWasDoing) {
   EXPECT_EQ(idle.busy_ns, 125);
   EXPECT_EQ(idle.gaps, 1);
   EXPECT_EQ(idle.idle.sync_ns, 30);
-  EXPECT_EQ(idle.idle.host_ns, 35) << "[230, 260) and [270, 275)";
+  EXPECT_EQ(idle.idle.host_ns, 30);
   EXPECT_EQ(idle.idle.launch_ns, 10);
+  EXPECT_EQ(idle.idle.queued_ns, 5) << "[270, 275): the launch had returned";
   EXPECT_EQ(idle.idle.other_api_ns, 0);
   EXPECT_EQ(idle.idle.unattributed_ns, 0);
   EXPECT_EQ(idle.idle_ns(), 75);
+}
+
+// A driver sync nested in a runtime sync: the gap is sync time throughout
+// (the enclosing call is found although a nested one ended before the gap),
+// and the nested call is not counted as a second synchronization.
+TEST(GpuIdle, NestedCallsAreFoundAndCountedOnce) {
+  Builder b;
+  int64_t t = 0;
+  for (int i = 0; i < 10; ++i) {
+    b.kernel(b.call(1, t, t + 10), t + 12, t + 17, /*blocks=*/264);
+    b.call(2, t + 10, t + 90);   // cudaDeviceSynchronize, well past the kernel
+    b.call(5, t + 11, t + 14);   // cuCtxSynchronize inside it, ended before the gap
+    t += 100;
+  }
+  GpuIdle idle = gpu_idle(b.t);
+  // Each gap [t+17, t+112): sync until t+90, host [t+90, t+100), launch
+  // [t+100, t+110), queued [t+110, t+112).
+  EXPECT_EQ(idle.idle.sync_ns, 9 * 73);
+  EXPECT_EQ(idle.idle.host_ns, 9 * 10);
+  EXPECT_EQ(idle.idle.launch_ns, 9 * 10);
+  EXPECT_EQ(idle.idle.queued_ns, 9 * 2);
+  Diagnosis d = diagnose_gpu_trace(b.t);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].rule, "gpu.launch_sync");
+  EXPECT_NE(d.findings[0].evidence[0].find("synchronizing calls: 10 (1.00 per launch"),
+            std::string::npos)
+      << d.findings[0].evidence[0];
+}
+
+// The host launched everything ahead and synchronized once: the GPU's small
+// gaps are queued work, not the host's doing, and no host rule fires.
+TEST(GpuIdle, WorkQueuedAheadIsNotChargedToTheHost) {
+  Builder b;
+  std::vector<int64_t> correlations;
+  for (int i = 0; i < 50; ++i) correlations.push_back(b.call(1, 2 * i, 2 * i + 1));
+  b.call(2, 100, 2000);
+  for (int i = 0; i < 50; ++i) b.kernel(correlations[i], 200 + 4 * i, 203 + 4 * i, 264);
+  GpuIdle idle = gpu_idle(b.t);
+  EXPECT_EQ(idle.idle.queued_ns, 49);
+  EXPECT_EQ(idle.idle.host_side_ns(), 0);
+  EXPECT_TRUE(diagnose_gpu_trace(b.t).findings.empty());
 }
 
 TEST(GpuIdle, OverlappingActivitiesAreBusyOnceAndUnknownIssuersAreNotGuessed) {
@@ -130,6 +174,39 @@ TEST(Diagnosis, BackToBackKernelsOnAFullGridHaveNoFinding) {
   Diagnosis d = diagnose_gpu_trace(b.t);
   EXPECT_EQ(d.idle.busy_ns, d.idle.window_ns());
   EXPECT_TRUE(d.findings.empty());
+}
+
+// Few syncs, kernels shorter than their launches: the other cause sentence.
+TEST(Diagnosis, KernelsShorterThanTheirLaunchesWithoutSyncs) {
+  Builder b;
+  for (int i = 0; i < 30; ++i) b.kernel(b.call(1, 20 * i, 20 * i + 18), 20 * i + 19, 20 * i + 21, 264);
+  Diagnosis d = diagnose_gpu_trace(b.t);
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].rule, "gpu.launch_sync");
+  EXPECT_NE(d.findings[0].cause.find("too short for their launches"), std::string::npos)
+      << d.findings[0].cause;
+}
+
+// Damaged values (the trace reader is fed untrusted files): no finding from
+// a zero-length window, no overflow from huge durations or grids.
+TEST(Diagnosis, DamagedValuesGiveNoFindingAndNoOverflow) {
+  Builder b;
+  b.kernel(b.call(1, 0, 1), 5, 5, 16);
+  b.kernel(b.call(1, 1, 2), 5, 5, 16);
+  Diagnosis zero = diagnose_gpu_trace(b.t);
+  EXPECT_TRUE(zero.findings.empty());
+
+  Builder h;
+  const int64_t big = INT64_MAX / 2;
+  h.kernel(h.call(1, 0, 1), 10, big, 1);
+  h.kernel(h.call(1, 1, 2), 11, big, 1);
+  h.kernel(h.call(1, 2, 3), 12, big, 1);
+  h.t.kernels.launch.grid[0] = {INT64_MAX, INT64_MAX, INT64_MAX};
+  Diagnosis d = diagnose_gpu_trace(h.t);
+  for (const auto& f : d.findings) {
+    EXPECT_GE(f.gain_ns, 0) << f.rule;
+    for (const auto& e : f.evidence) EXPECT_EQ(e.find('-'), std::string::npos) << e;
+  }
 }
 
 store::GpuTables load_fixture(const std::string& name) {
@@ -176,6 +253,7 @@ TEST(DiagnosisReport, JsonRowsCarryEvidenceAndTheCommandToShowItAgain) {
   report::GpuReport r = report::diagnosis_report_of(tables, "t.sqlite", options);
   ASSERT_FALSE(r.table.rows.empty());
   const std::string json = report::render_gpu_report(r, report::Format::kJson);
+  EXPECT_EQ(r.table.columns.size(), 9u);
   EXPECT_NE(json.find("\"Rule\": \"gpu.launch_sync\""), std::string::npos) << json;
   EXPECT_NE(json.find("strata report t.sqlite --report cuda_api_sum,cuda_gpu_kern_sum"),
             std::string::npos)
