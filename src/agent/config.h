@@ -52,9 +52,9 @@ enum RecordGroup : uint32_t {
   kRecordMeta = 1u << 6,     // DEVICE, CONTEXT, NAME
   kRecordAll = (1u << 7) - 1,
   // What is recorded unless STRATA_AGENT_RECORD says otherwise: every group
-  // but SYNCHRONIZATION. No report reads its records (the sync calls are in
-  // the RUNTIME records already), and enabling the kind cost +3.4 us per
-  // PyTorch op on the H200 with no sync in the loop (docs/agent.md).
+  // but SYNCHRONIZATION, which no report reads (the sync calls are in the
+  // RUNTIME records already); its cost on a PyTorch loop is within the
+  // H200's noise (docs/agent.md, "What each group costs").
   kRecordDefault = kRecordAll & ~kRecordSync,
 };
 

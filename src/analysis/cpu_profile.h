@@ -112,6 +112,9 @@ struct Profile {
   int64_t cpu_ns = 0;  // user + sys of the target
   uint64_t lost_samples = 0;
   uint64_t throttles = 0;
+  // Instrumented mode: the runtime's own cost per call, measured in the
+  // target and already subtracted from the call events' times (0: none).
+  double instrument_overhead_ns_per_call = 0;
   FrameTable frames;
   std::vector<Sample> samples;     // sampled modes
   std::vector<ThreadCalls> calls;  // instrumented mode

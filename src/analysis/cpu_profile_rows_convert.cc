@@ -14,6 +14,7 @@ store::CpuProfileRows to_rows(const Profile& profile) {
   rows.cpu_ns = profile.cpu_ns;
   rows.lost_samples = profile.lost_samples;
   rows.throttles = profile.throttles;
+  rows.instrument_overhead_ns_per_call = profile.instrument_overhead_ns_per_call;
   for (const auto& f : profile.frames.frames()) {
     bool python = f.module.find("perf-") != std::string::npos;
     rows.frames.push_back({f.function, f.file, f.line, f.module, f.module_offset, f.inlined,
@@ -50,6 +51,7 @@ Profile from_rows(const store::CpuProfileRows& rows) {
   profile.cpu_ns = rows.cpu_ns;
   profile.lost_samples = rows.lost_samples;
   profile.throttles = rows.throttles;
+  profile.instrument_overhead_ns_per_call = rows.instrument_overhead_ns_per_call;
   std::vector<FrameId> ids;
   for (const auto& f : rows.frames) {
     ids.push_back(profile.frames.intern({f.function, f.file, f.line, f.module, f.module_offset,

@@ -252,6 +252,7 @@ CpuHeader cpu_header(const Profile& profile) {
   h.processes = pids.size();
   h.function_calls = agg.calls;
   h.primitive_calls = agg.primitive;
+  h.instrument_overhead_ns_per_call = profile.instrument_overhead_ns_per_call;
   h.frames_closed_at_end = agg.closed_at_end;
   h.frames_closed_by_outer_exit = agg.closed_by_outer_exit;
   h.unmatched_exits = agg.unmatched_exits;

@@ -84,6 +84,7 @@ struct CpuHeader {
   size_t processes = 0;
   uint64_t function_calls = 0;  // instrumented: "N function calls (M primitive calls)"
   uint64_t primitive_calls = 0;
+  double instrument_overhead_ns_per_call = 0;  // instrumented: subtracted (0: not calibrated)
   // Instrumented-event repairs (balance_events), summed over threads.
   uint64_t frames_closed_at_end = 0;
   uint64_t frames_closed_by_outer_exit = 0;

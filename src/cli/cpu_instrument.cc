@@ -43,6 +43,7 @@ Result<InstrumentedRun> run_instrumented(const std::vector<std::string>& argv,
     return make_error(argv[0] + std::string(kNoInstrumentationEvents) +
                       ": build it with -finstrument-functions and link strata::instrument");
   }
+  data.profile.instrument_overhead_ns_per_call = data.overhead_ns_per_call;
   data.profile.wall_ns = result->wall_ns;
   data.profile.cpu_ns = result->user_ns + result->sys_ns;
   return InstrumentedRun{std::move(data), *result};

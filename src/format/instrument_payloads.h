@@ -48,6 +48,18 @@ inline constexpr uint64_t kInstrumentExitBit = uint64_t{1} << 47;
 inline constexpr int kInstrumentDeltaShift = 48;
 inline constexpr uint64_t kInstrumentMaxDelta = 0xFFFF;
 
+// The runtime's calibration (since 1.4): at start, before any instrumented
+// code runs, the recording thread calls the entry points itself with these
+// two addresses, which no function has: one call of kInstrumentCalibrationOuter
+// around kInstrumentCalibrationCalls calls of kInstrumentCalibrationInner,
+// which does nothing. The outer call's duration over its 2N + 1 gaps between
+// events is what one event costs (the hooks' own time), which the importer
+// subtracts from every gap (docs/instrument.md, Calibration) and then drops
+// these events. A spool without them is read uncalibrated.
+inline constexpr uint64_t kInstrumentCalibrationOuter = 1;
+inline constexpr uint64_t kInstrumentCalibrationInner = 2;
+inline constexpr uint32_t kInstrumentCalibrationCalls = 4096;
+
 namespace instrument_events_offset {
 inline constexpr size_t kTid = 0;        // u32
 inline constexpr size_t kClock = 4;      // u32 InstrumentClock

@@ -24,8 +24,10 @@ inline constexpr uint16_t kFormatMajor = 1;
 // (strata::instrument had written them as 7 and 8, colliding with 1.1) and
 // sampler-samples and sampler-counters (the in-process sampler had hidden
 // them in cupti-buffer chunks behind an "SGPF" tag). 1.3 added torch-ops and
-// torch-status (libstrata_torch.so, PyTorch ops).
-inline constexpr uint16_t kFormatMinor = 3;
+// torch-status (libstrata_torch.so, PyTorch ops). 1.4 gave instrument-events
+// the runtime's calibration calls (instrument_payloads.h), at addresses 1 and
+// 2, which 1.3 readers show as two unsymbolized functions.
+inline constexpr uint16_t kFormatMinor = 4;
 
 // File header, v1.0 layout. header_size lets a newer minor append fields: an
 // older reader checks the CRC over the whole header and ignores the rest.

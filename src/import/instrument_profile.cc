@@ -199,6 +199,57 @@ std::optional<SpoolData> read_spool(const std::string& path, InstrumentedProfile
   return spool;
 }
 
+bool is_calibration(uint64_t address) {
+  return address == format::kInstrumentCalibrationOuter ||
+         address == format::kInstrumentCalibrationInner;
+}
+
+// What one event costs in this process, in the stamps' unit, from the
+// runtime's calibration calls (format/instrument_payloads.h): the median gap
+// between consecutive events inside the outer calibration call. A median,
+// not the outer call's mean: a preemption during the 8,193 gaps would
+// otherwise inflate every correction. nullopt without a whole calibration.
+std::optional<uint64_t> event_cost(const SpoolData& spool) {
+  for (const auto& [tid, thread] : spool.threads) {
+    const std::vector<RawEvent>& events = thread.events;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i].address != format::kInstrumentCalibrationOuter || events[i].exit) continue;
+      std::vector<uint64_t> gaps;
+      for (size_t j = i + 1; j < events.size(); ++j) {
+        if (events[j].stamp < events[j - 1].stamp) return std::nullopt;  // damaged
+        gaps.push_back(events[j].stamp - events[j - 1].stamp);
+        if (events[j].address == format::kInstrumentCalibrationOuter && events[j].exit) {
+          if (gaps.size() < 3) return std::nullopt;
+          std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+          return gaps[gaps.size() / 2];
+        }
+        if (!is_calibration(events[j].address)) return std::nullopt;
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// Drops the calibration events and takes `cost` off every gap between two
+// events of a thread (never below zero: a gap shorter than the median cost
+// becomes zero), as the profile module's calibration takes its bias off
+// every timing. Each event then stands where it would without the hooks.
+void subtract_event_cost(SpoolData& spool, uint64_t cost) {
+  for (auto& [tid, thread] : spool.threads) {
+    std::vector<RawEvent>& events = thread.events;
+    std::erase_if(events, [](const RawEvent& e) { return is_calibration(e.address); });
+    if (events.empty() || cost == 0) continue;
+    uint64_t previous_raw = events[0].stamp;
+    for (size_t i = 1; i < events.size(); ++i) {
+      const uint64_t raw = events[i].stamp;
+      const uint64_t gap = raw > previous_raw ? raw - previous_raw : 0;
+      events[i].stamp = events[i - 1].stamp + (gap > cost ? gap - cost : 0);
+      previous_raw = raw;
+    }
+  }
+}
+
 }  // namespace
 
 InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths) {
@@ -220,6 +271,20 @@ InstrumentedProfile read_instrument_spools(const std::vector<std::string>& paths
   symbolize::Symbolizer symbolizer;
   std::set<std::pair<int32_t, int32_t>> threads_seen;
   for (SpoolData& spool : spools) {
+    const std::optional<uint64_t> cost = event_cost(spool);
+    subtract_event_cost(spool, cost.value_or(0));
+    if (cost) {
+      // Per call (an enter and an exit), in ns, for the header.
+      const bool tsc = !spool.threads.empty() &&
+                       spool.threads.begin()->second.clock == format::InstrumentClock::kTsc;
+      const double ns = tsc ? static_cast<double>(spool.calibration.to_ns(
+                                  spool.calibration.ref_ticks + *cost) - spool.calibration.ref_ns)
+                            : static_cast<double>(*cost);
+      out.calibrated_processes += 1;
+      out.overhead_ns_per_call = std::max(out.overhead_ns_per_call, 2 * ns);
+    } else {
+      out.uncalibrated_processes += 1;
+    }
     // Later snapshots' lines come later and win where they overlap.
     symbolize::AddressSpace space = symbolize::address_space_from_maps(spool.pid, spool.maps);
     analysis::ProcessInfo process;

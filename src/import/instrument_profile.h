@@ -39,6 +39,12 @@ struct InstrumentCounters {
 struct InstrumentedProfile {
   analysis::Profile profile;  // mode kInstrumented; wall_ns/cpu_ns left to the caller
   InstrumentCounters counters;
+  // The runtime's own cost per call (enter and exit), measured at start in
+  // each process and subtracted from its times (docs/instrument.md,
+  // Calibration); the largest over the processes. 0 when none calibrated.
+  double overhead_ns_per_call = 0;
+  uint64_t calibrated_processes = 0;
+  uint64_t uncalibrated_processes = 0;  // spools of a runtime before 1.4, or damaged
   std::vector<std::string> notes;  // one line each, for stderr ("strata: " is the caller's)
 };
 

@@ -146,6 +146,14 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
                                 : fmt::format(" ({} primitive calls)", h.primitive_calls);
     out += fmt::format("         {} function calls{} in {:.3f} seconds (instrumented)\n",
                        h.function_calls, primitive, h.profiled_s);
+    if (h.instrument_overhead_ns_per_call > 0) {
+      // The profile module's calibration, stated as Python's docs state it.
+      out += fmt::format("   calibrated: the instrumentation's own {:.1f} ns per call (measured "
+                         "at start) is subtracted from every time\n",
+                         h.instrument_overhead_ns_per_call);
+    } else {
+      out += "   not calibrated: times include the instrumentation's own cost per call\n";
+    }
   }
   out += fmt::format("   wall {:.3f} s, CPU {:.3f} s, {}, {}\n", h.wall_s, h.cpu_s,
                      plural(h.threads, "thread", "threads"),
@@ -202,6 +210,7 @@ std::string render_cpu_profile(const analysis::CpuHeader& h, const analysis::Cpu
                      {"processes", h.processes},
                      {"function_calls", h.function_calls},
                      {"primitive_calls", h.primitive_calls},
+                     {"instrument_overhead_ns_per_call", h.instrument_overhead_ns_per_call},
                      {"frames_closed_at_end", h.frames_closed_at_end},
                      {"frames_closed_by_outer_exit", h.frames_closed_by_outer_exit},
                      {"unmatched_exits", h.unmatched_exits},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 #include "common/global_id.h"
@@ -18,6 +19,7 @@ constexpr const char* kWallNs = "cpu.wall_ns";
 constexpr const char* kCpuNs = "cpu.cpu_ns";
 constexpr const char* kLostSamples = "cpu.lost_samples";
 constexpr const char* kThrottles = "cpu.throttles";
+constexpr const char* kInstrumentOverheadPs = "instrument.overhead_ps_per_call";
 
 Result<int64_t> optional_string(TraceWriter& writer, const std::string& text) {
   if (text.empty()) return int64_t{-1};
@@ -165,6 +167,11 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
                              std::pair{kLostSamples, static_cast<int64_t>(rows.lost_samples)},
                              std::pair{kThrottles, static_cast<int64_t>(rows.throttles)}}) {
     STRATA_TRY(writer.add_counter(name, value));
+  }
+  if (rows.instrument_overhead_ns_per_call > 0) {
+    STRATA_TRY(writer.add_counter(
+        kInstrumentOverheadPs,
+        static_cast<int64_t>(std::llround(rows.instrument_overhead_ns_per_call * 1000))));
   }
   return Ok{};
 }
@@ -325,6 +332,9 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     if (name == kCpuNs) rows.cpu_ns = value;
     if (name == kLostSamples) rows.lost_samples = static_cast<uint64_t>(value);
     if (name == kThrottles) rows.throttles = static_cast<uint64_t>(value);
+    if (name == kInstrumentOverheadPs && value > 0) {
+      rows.instrument_overhead_ns_per_call = static_cast<double>(value) / 1000.0;
+    }
   }
   return std::optional<CpuProfileRows>(std::move(rows));
 }

@@ -58,6 +58,7 @@ struct CpuProfileRows {
   int64_t cpu_ns = 0;
   uint64_t lost_samples = 0;
   uint64_t throttles = 0;
+  double instrument_overhead_ns_per_call = 0;  // stored in ps (strata_counters)
   std::vector<CpuFrameRow> frames;
   std::vector<std::vector<int64_t>> stacks;  // frame indices, leaf first, deduplicated
   std::vector<CpuSampleRow> samples;

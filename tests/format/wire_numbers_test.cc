@@ -69,7 +69,10 @@ TEST(WireNumbersTest, ShippedNumbersKeepTheirMeaning) {
   EXPECT_STREQ(chunk_kind_name(14), "torch-status");
   EXPECT_STREQ(drop_counter_name(5), "instrument-events");
   EXPECT_EQ(kFormatMajor, 1);
-  EXPECT_EQ(kFormatMinor, 3);
+  EXPECT_EQ(kFormatMinor, 4);
+  // 1.4 gave addresses 1 and 2 of instrument-events to the runtime's calibration.
+  EXPECT_EQ(kInstrumentCalibrationOuter, 1u);
+  EXPECT_EQ(kInstrumentCalibrationInner, 2u);
 }
 
 }  // namespace

@@ -126,6 +126,66 @@ TEST_F(InstrumentProfileTest, EventsBecomeCallsOfSymbolizedFunctions) {
   ASSERT_EQ(out.notes.size(), 2u);  // the drops and the malformed chunk
 }
 
+// The runtime's calibration calls (format/instrument_payloads.h): one event
+// costs the median gap inside the outer call; that much comes off every
+// later gap (never below zero), and the calibration events are dropped.
+TEST_F(InstrumentProfileTest, CalibrationCostIsTakenOffEveryGapAndItsEventsDropped) {
+  {
+    auto w = format::SpoolWriter::open(spool_path());
+    ASSERT_TRUE(w) << w.error().message;
+    append_own_maps(*w);
+    const uint64_t outer = format::kInstrumentCalibrationOuter;
+    const uint64_t inner = format::kInstrumentCalibrationInner;
+    // Gaps of 10 inside the outer call, one of 500 (a preemption the median
+    // ignores).
+    std::vector<uint64_t> words = {0, 1000, event(outer, false, 0)};
+    for (int i = 0; i < 8; ++i) {
+      words.push_back(event(inner, false, i == 3 ? 500 : 10));
+      words.push_back(event(inner, true, 10));
+    }
+    words.push_back(event(outer, true, 10));
+    const uint64_t a = target_address();
+    // The program: a call of 100 between its events, then one of 4 (below
+    // the cost: it becomes 0).
+    words.push_back(event(a, false, 1000));
+    words.push_back(event(a, true, 100));
+    words.push_back(event(a, false, 50));
+    words.push_back(event(a, true, 4));
+    auto chunk = events_chunk(format::InstrumentClock::kMonotonic, words);
+    w->append(ChunkKind::kInstrumentEvents, chunk.data(), chunk.size());
+    w->close();
+  }
+  InstrumentedProfile out = read_instrument_spools({spool_path()});
+  EXPECT_EQ(out.calibrated_processes, 1u);
+  EXPECT_DOUBLE_EQ(out.overhead_ns_per_call, 20.0) << "two events of 10";
+  EXPECT_EQ(out.counters.events, 4u) << "the calibration's events are not the program's";
+  ASSERT_EQ(out.profile.calls.size(), 1u);
+  const auto& e = out.profile.calls[0].events;
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[1].time_ns - e[0].time_ns, 90);
+  EXPECT_EQ(e[2].time_ns - e[1].time_ns, 40);
+  EXPECT_EQ(e[3].time_ns - e[2].time_ns, 0);
+}
+
+TEST_F(InstrumentProfileTest, ASpoolWithoutCalibrationIsReadAsItIs) {
+  {
+    auto w = format::SpoolWriter::open(spool_path());
+    ASSERT_TRUE(w) << w.error().message;
+    append_own_maps(*w);
+    const uint64_t a = target_address();
+    auto chunk = events_chunk(format::InstrumentClock::kMonotonic,
+                              {0, 1000, event(a, false, 0), event(a, true, 50)});
+    w->append(ChunkKind::kInstrumentEvents, chunk.data(), chunk.size());
+    w->close();
+  }
+  InstrumentedProfile out = read_instrument_spools({spool_path()});
+  EXPECT_EQ(out.calibrated_processes, 0u);
+  EXPECT_EQ(out.uncalibrated_processes, 1u);
+  EXPECT_EQ(out.overhead_ns_per_call, 0.0);
+  ASSERT_EQ(out.profile.calls.size(), 1u);
+  EXPECT_EQ(out.profile.calls[0].events[1].time_ns - out.profile.calls[0].events[0].time_ns, 50);
+}
+
 TEST_F(InstrumentProfileTest, TscStampsAreConvertedWithTheChunksPairs) {
   {
     auto w = format::SpoolWriter::open(spool_path());

@@ -27,6 +27,7 @@ Profile instrumented() {
   p.mode = analysis::ProfileMode::kInstrumented;
   p.wall_ns = 120 * kMs;
   p.cpu_ns = 100 * kMs;
+  p.instrument_overhead_ns_per_call = 21.25;
   p.threads = {{7, 7, "fact"}};
   p.processes = {{7, "./fact"}};
   FrameId main = fn(p, "main", "fact.cc", 9);
@@ -70,6 +71,8 @@ std::string report(const Profile& p, Format f, analysis::CpuTableOptions o = {},
 TEST(CpuReport, InstrumentedTableIsPstatsLayout) {
   EXPECT_EQ(report(instrumented(), Format::kTable),
             "         4 function calls (2 primitive calls) in 0.100 seconds (instrumented)\n"
+            "   calibrated: the instrumentation's own 21.2 ns per call (measured at start) is "
+            "subtracted from every time\n"
             "   wall 0.120 s, CPU 0.100 s, 1 thread, 1 process\n"
             "\n"
             "   Ordered by: cumulative time\n"

@@ -81,6 +81,12 @@ struct ThreadBuffer {
   // The stamp the next word's delta is taken from; 0 after a flush, so each
   // chunk starts with a clock record.
   uint64_t last;
+  // The time this thread spent in the runtime's own slow path (the buffer's
+  // mmap, flushes to the spool), taken off every later stamp: a flush of
+  // 128K words costs about 10 ns per event it carries, which would
+  // otherwise land in whatever function was running (docs/instrument.md,
+  // Calibration).
+  uint64_t paused;
   uint64_t words[kCapacity];
 };
 
@@ -459,6 +465,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
     return;
   }
   t_in_slow = true;
+  const uint64_t slow_start = stamp();
   ThreadBuffer* b = t_buffer;
   if (b == nullptr) {
     b = allocate_buffer();
@@ -478,7 +485,8 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void record_slow(void* fn, uint64
     g_dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  uint64_t t = stamp();
+  b->paused += stamp() - slow_start;
+  uint64_t t = stamp() - b->paused;
   uint64_t delta = t - b->last;
   uint32_t n = b->count.load(std::memory_order_relaxed);
   if (b->last == 0 || delta > format::kInstrumentMaxDelta) {
@@ -504,7 +512,7 @@ STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t s
   ThreadBuffer* b = t_buffer;
   if (__builtin_expect(state == kOn && b != nullptr, 1)) {
     uint32_t n = b->count.load(std::memory_order_relaxed);
-    uint64_t t = stamp();
+    uint64_t t = stamp() - b->paused;
     uint64_t delta = t - b->last;
     auto address = reinterpret_cast<uint64_t>(fn);
     if (__builtin_expect(n < kCapacity && ((delta & ~format::kInstrumentMaxDelta) |
@@ -522,10 +530,44 @@ STRATA_NO_INSTRUMENT __attribute__((always_inline)) inline void record(uint8_t s
   record_slow(fn, exit_bit);
 }
 
+}  // namespace
+}  // namespace strata::instrument
+
+extern "C" {
+void __cyg_profile_func_enter(void* fn, void* call_site);
+void __cyg_profile_func_exit(void* fn, void* call_site);
+}
+
+namespace strata::instrument {
+namespace {
+
+// What one event costs, measured where the program runs (the importer reads
+// it back, format/instrument_payloads.h): the entry points are called as an
+// instrumented function calls them, through a pointer the compiler cannot
+// inline, around an empty "function". A first round takes the slow path's
+// one-time costs (the buffer's mmap, the first clock record) out of the
+// measured one.
+STRATA_NO_INSTRUMENT void calibrate() {
+  void (*volatile enter)(void*, void*) = __cyg_profile_func_enter;
+  void (*volatile leave)(void*, void*) = __cyg_profile_func_exit;
+  auto* outer = reinterpret_cast<void*>(format::kInstrumentCalibrationOuter);
+  auto* inner = reinterpret_cast<void*>(format::kInstrumentCalibrationInner);
+  for (uint32_t i = 0; i < 64; ++i) {
+    enter(inner, nullptr);
+    leave(inner, nullptr);
+  }
+  enter(outer, nullptr);
+  for (uint32_t i = 0; i < format::kInstrumentCalibrationCalls; ++i) {
+    enter(inner, nullptr);
+    leave(inner, nullptr);
+  }
+  leave(outer, nullptr);
+}
+
 // Decides before main whether to record, so the spool exists (with the
 // process info and maps) even for a program that calls no instrumented code.
 __attribute__((constructor(101))) STRATA_NO_INSTRUMENT void init_at_load() {
-  init();
+  if (init()) calibrate();
 }
 
 }  // namespace
