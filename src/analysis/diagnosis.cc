@@ -26,10 +26,6 @@ std::string short_duration(int64_t ns) {
 
 namespace {
 
-std::string duration(int64_t ns) {
-  return short_duration(ns);
-}
-
 std::string percent_of(int64_t part, int64_t whole) {
   return whole > 0 ? fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) / whole) : "0 %";
 }
@@ -129,13 +125,13 @@ void launch_sync_rule(const store::GpuTables& t, const GpuIdle& idle,
                                    "calls: {} ({:.2f} per launch{}{})",
                                    launches, total_calls(syncs), per_launch,
                                    syncs.empty() ? "" : ": ", name_counts(syncs, 3)));
-  f.evidence.push_back(fmt::format("kernel duration: median {}", duration(median_of(durations))));
+  f.evidence.push_back(fmt::format("kernel duration: median {}", short_duration(median_of(durations))));
   f.evidence.push_back(fmt::format(
       "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, {} "
       "while it launched",
-      duration(idle.idle_ns()), duration(idle.window_ns()),
-      percent_of(idle.idle_ns(), idle.window_ns()), duration(idle.idle.sync_ns),
-      duration(idle.idle.launch_ns)));
+      short_duration(idle.idle_ns()), short_duration(idle.window_ns()),
+      percent_of(idle.idle_ns(), idle.window_ns()), short_duration(idle.idle.sync_ns),
+      short_duration(idle.idle.launch_ns)));
   f.gain_ns = waited;
   f.try_this = sync_each ? "Synchronize once, where the result is needed, and give each launch "
                            "more work (batch the loop into one launch, or capture it in a CUDA "
@@ -156,8 +152,8 @@ void host_rule(const GpuIdle& idle, const DiagnosisThresholds& th, std::vector<F
             "between launches.";
   f.evidence.push_back(fmt::format("GPU idle {} of the {} work window, {} of it ({}) while the "
                                    "issuing thread was outside recorded CUDA calls",
-                                   duration(idle.idle_ns()), duration(idle.window_ns()),
-                                   duration(idle.idle.host_ns),
+                                   short_duration(idle.idle_ns()), short_duration(idle.window_ns()),
+                                   short_duration(idle.idle.host_ns),
                                    percent_of(idle.idle.host_ns, idle.window_ns())));
   f.gain_ns = idle.idle.host_ns;
   f.try_this = "Find that code in the CPU layer (strata trace --trace cuda,nvtx,cpu, or strata "
@@ -221,7 +217,7 @@ void small_grid_rule(const store::GpuTables& t, const DiagnosisThresholds& th,
     f.evidence.push_back(fmt::format("grid: {} blocks of {} threads; {} SMs; {} launches, {} in "
                                      "total ({} of kernel time)",
                                      p.max_blocks, p.threads, p.sms, p.instances,
-                                     duration(static_cast<int64_t>(std::min(p.total_ns, 9e18))),
+                                     short_duration(static_cast<int64_t>(std::min(p.total_ns, 9e18))),
                                      fmt::format("{:.1f} %", 100.0 * p.total_ns / all_ns)));
     // An estimate, not a bound: spread over every SM the same work would
     // take blocks/SMs of the time if it scaled perfectly (ncu's "grid
