@@ -14,6 +14,9 @@
 //   rtcb       the runtime API through the callback API: an empty callback
 //   rtcbrec    the same, writing a 32-byte record (two clock reads) per call
 //              into a thread's own buffer, as a callback-based tracer would
+//   quiet      leave out of the RUNTIME and DRIVER records the getters the
+//              agent leaves out (src/agent/cuda/noisy_apis.h, the same list):
+//              CUPTI's cost for exactly the records strata keeps
 // Completed activity buffers are counted and reused, never written: the
 // figure is CUPTI's collection cost, not I/O. At exit it prints one line to
 // stderr with the records and buffers seen, so a run can be checked to have
@@ -26,6 +29,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "agent/cuda/noisy_apis.h"
 
 namespace {
 
@@ -149,6 +154,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (has(what, "runtime")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
   if (has(what, "driver")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
   if (has(what, "sync")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (has(what, "quiet")) {
+    for (CUpti_CallbackId cbid : strata::agent::kNoisyRuntimeApis) cuptiActivityEnableRuntimeApi(cbid, 0);
+    for (CUpti_CallbackId cbid : strata::agent::kNoisyDriverApis) cuptiActivityEnableDriverApi(cbid, 0);
+  }
   g_record_calls = has(what, "rtcbrec");
   if (has(what, "rtcb") || g_record_calls) {
     cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);

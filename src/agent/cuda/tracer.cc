@@ -12,6 +12,7 @@
 #include <ctime>
 #include <new>
 
+#include "agent/cuda/noisy_apis.h"
 #include "agent/log.h"
 #include "agent/signal_chain.h"
 #include "common/clock.h"
@@ -47,28 +48,6 @@ constexpr KindInGroup kOptionalKinds[] = {
     {CUPTI_ACTIVITY_KIND_CONTEXT, kRecordMeta},
     {CUPTI_ACTIVITY_KIND_NAME, kRecordMeta},
 };
-// Getters that frameworks call thousands of times per step (Kineto turns the
-// same ones off): their records cost more than they tell.
-constexpr CUpti_CallbackId kNoisyRuntimeApis[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
-};
-constexpr CUpti_CallbackId kNoisyDriverApis[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
-    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
-    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
-    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
-    // PyTorch asks it before every op (at::cuda::detail::hasPrimaryContext):
-    // 537 calls in a 129-op run, CUDA 13.0 / torch 2.11.
-    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
-    // Once per launch in torch 2.11 (20,201 calls for 20,201 launches,
-    // bench/agent_driver_check.py on the H200).
-    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
-};
-
 // How often the drain thread looks at the completed queue between flushes:
 // a full buffer waits at most this long for the disk.
 constexpr int kPollMs = 50;
