@@ -1,6 +1,6 @@
 // Planted: a grid smaller than the GPU (rule kernel.small_grid).
 //
-// 4 launches of a compute kernel over 2M elements (64 dependent FMAs each),
+// 100 launches of a compute kernel over 2M elements (2048 dependent FMAs each),
 // written with a grid-stride loop and launched with 8 blocks: 8 of the GPU's SMs
 // (132 on an H200) do all the work, each with too few warps to hide the FMA
 // latency. --fixed launches the same kernel with 8 blocks per SM; every element
@@ -10,9 +10,9 @@
 namespace {
 
 constexpr char kName[] = "planted_tiny_grid";
-constexpr long kLaunches = 4;
+constexpr long kLaunches = 100;
 constexpr size_t kElements = size_t{2} << 20;
-constexpr int kInner = 64;
+constexpr int kInner = 2048;
 constexpr int kPlantedBlocks = 8;
 
 __global__ void work_kernel(float* x, size_t n, int inner) {
