@@ -24,7 +24,8 @@ checked within 2x. Workloads that need a GPU (or torch) are skipped where there 
 none, and the criteria are judged over the rest (the summary says how many).
 
 usage: diagnose_planted.py BUILD_DIR OUTDIR [--rounds N] [--only NAME,...]
-           [--python PY] [--planted DIR] [--saving elapsed|wall] [--ignore PREFIX]...
+           [--python PY] [--planted DIR] [--saving elapsed|wall] [--scale X]
+           [--ignore PREFIX]...
   BUILD_DIR  strata's build: BUILD_DIR/bin/strata and the planted programs; its
              runtime-libs/ (scripts/bundle-for-gpu) goes on strata's LD_LIBRARY_PATH
   OUTDIR     created if missing: per workload NAME.diagnose.{json,stdout,stderr},
@@ -66,6 +67,8 @@ def parse_args(argv):
                         else (shutil.which("python3") or sys.executable))
     parser.add_argument("--planted", default=DEFAULT_PLANTED)
     parser.add_argument("--saving", choices=["elapsed", "wall"], default="elapsed")
+    parser.add_argument("--scale", help="passed to every workload as --scale X (its work "
+                        "times X: another GPU, or a quick check)")
     parser.add_argument("--ignore", action="append", default=None,
                         help="leave out findings whose rule starts with this (default: startup)")
     args = parser.parse_args(argv)
@@ -109,8 +112,24 @@ def extract_diagnosis(text):
             obj, _ = decoder.raw_decode(text, match.start())
         except ValueError:
             continue
-        if isinstance(obj, dict) and isinstance(obj.get("findings"), list):
-            return obj
+        found = find_findings(obj)
+        if found is not None:
+            return found
+    return None
+
+
+def find_findings(obj):
+    """The first dict with a 'findings' list, at the top or nested (a report that
+    wraps the diagnosis in another object), breadth first."""
+    queue = [obj]
+    while queue:
+        item = queue.pop(0)
+        if isinstance(item, dict):
+            if isinstance(item.get("findings"), list):
+                return item
+            queue.extend(item.values())
+        elif isinstance(item, list):
+            queue.extend(item)
     return None
 
 
@@ -282,6 +301,8 @@ def main(argv):
             continue
         planted = manifest.command(w, "command", bin_dir, args.planted, args.python)
         fixed = manifest.command(w, "fixed_command", bin_dir, args.planted, args.python)
+        if args.scale:
+            planted, fixed = (c + ["--scale", args.scale] if c else c for c in (planted, fixed))
         row["command"], row["fixed_command"] = planted, fixed
         row["diagnose"] = diagnose(args, w["name"], planted)
         row["speed"] = measure(args, w["name"], planted, fixed) if fixed else None
