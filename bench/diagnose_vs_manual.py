@@ -110,7 +110,8 @@ def default_dwlibs(build):
 
 
 class Step:
-    """One timed command; its output goes to OUTDIR/LABEL.round-R.log."""
+    """One timed command; its output goes to OUTDIR/LABEL.NAME.round-R.log. `then`,
+    if given, runs after it, timed with it: then(log file, exit code) -> exit code."""
 
     def __init__(self, name, argv, env=None, then=None):
         self.name, self.argv, self.env, self.then = name, argv, env, then
@@ -128,18 +129,20 @@ def run_step(step, outdir, label, rnd):
                                   timeout=TIMEOUT_S).returncode
         except subprocess.TimeoutExpired:
             code = "timeout"
-        if code == 0 and step.then is not None:
-            code = step.then(out)
+        if step.then is not None:
+            code = step.then(out, code)
     return time.perf_counter() - start, code
 
 
 def nsys_steps(args, base, cmd, dwlibs):
     importer = importer_for(args.nsys)
 
-    def import_qdstrm(out):
-        # Only where nsys left a .qdstrm instead of a report (the GPU machine).
-        if os.path.exists(base + ".nsys-rep") or importer is None:
-            return 0
+    def import_qdstrm(out, code):
+        # Only where nsys left a .qdstrm instead of a report (the GPU machine, where
+        # nsys's own import fails for want of libdw and may fail the whole command).
+        if os.path.exists(base + ".nsys-rep") or importer is None \
+                or not os.path.exists(base + ".qdstrm"):
+            return code
         env = dict(os.environ)
         if dwlibs:
             env["LD_LIBRARY_PATH"] = dwlibs
