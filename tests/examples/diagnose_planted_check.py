@@ -3,9 +3,9 @@
 with a stand-in for strata diagnose (fake_strata_diagnose.py) whose findings are
 set by the test:
 
-  the expected rule, gain = the planted loop's time    -> exit 0, criteria met
+  the expected rule, gain = what the fix saved         -> exit 0, criteria met
   a wrong rule                                         -> exit 1, right-first not met
-  the expected rule, gain 5x the loop's time           -> exit 1, gain-within-2x not met
+  the expected rule, gain 5x what the fix saved        -> exit 1, gain-within-2x not met
 
   diagnose_planted_check.py REPO_DIR
 """
