@@ -6,7 +6,7 @@ JOBS  ?= $(shell nproc)
 CMAKE_FLAGS ?=
 STRATA := $(BUILD)/bin/strata
 
-.PHONY: all deps configure build test test-gpu test-asan test-faults fuzz demo bench format clean
+.PHONY: all deps configure build test test-gpu test-asan test-faults fuzz demo tutorial bench format clean
 
 all: build
 
@@ -94,6 +94,13 @@ demo: build
 	else echo; echo "(no CUDA device here: the GPU part of the demo, strata trace and strata kernels on gpu_matmul, is skipped)"; fi
 
 # Benchmarks (bench/); figures go to docs/PERFORMANCE.md.
+# docs/tutorial.md from docs/tutorial.in.md, by running its commands (scripts/tutorial):
+# the CPU case anywhere, the GPU case where a CUDA device is present. TUTORIAL_PYTHON
+# is the Python that runs the examples (Python names need 3.12+, or see docs/cli.md).
+TUTORIAL_PYTHON ?= python3
+tutorial: build
+	@scripts/tutorial --build $(BUILD) --python $(TUTORIAL_PYTHON)
+
 bench: build
 	@scripts/run-benchmarks $(BUILD)
 
