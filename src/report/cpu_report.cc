@@ -37,7 +37,9 @@ Cell ncalls_cell(const CpuRow& r, bool sampled) {
 }  // namespace
 
 std::string fit_pstats_label(const std::string& label, size_t columns) {
-  if (display_columns(label) <= columns) return label;
+  // Called for every row of a column that must narrow: every label loses its
+  // directories, not only the long ones, so that one table never shows a
+  // file with its path in one row and without it in the next.
   // "file:line(function)": the file ends at the ':' before the line's digits.
   const size_t paren = label.find('(');
   const size_t colon = paren == std::string::npos ? std::string::npos : label.rfind(':', paren);

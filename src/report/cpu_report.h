@@ -30,8 +30,9 @@ Table cpu_threads_table(const std::vector<analysis::CpuThreadRow>& threads,
                         analysis::ProfileMode mode);
 Table cpu_shares_table(const std::vector<analysis::SelfShare>& shares, analysis::ProfileMode mode);
 
-// A pstats label ("dir/file.cc:12(function)") cut to `columns` for a
-// terminal: the file's directories go first, then the end is cut ("…").
+// A pstats label ("dir/file.cc:12(function)") for a column too narrow for
+// the widest label: the file's directories go (from every label, short or
+// not, so that rows read alike), then what is still too wide is cut ("…").
 std::string fit_pstats_label(const std::string& label, size_t columns);
 
 // The lines above the function table (table format), ending in a blank line.
