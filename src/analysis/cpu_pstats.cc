@@ -257,6 +257,7 @@ CpuHeader cpu_header(const Profile& profile) {
   h.frames_closed_by_outer_exit = agg.closed_by_outer_exit;
   h.unmatched_exits = agg.unmatched_exits;
   h.reordered_times = agg.reordered_times;
+  h.idle = idle_summary(profile);
   return h;
 }
 
@@ -277,6 +278,12 @@ std::vector<CpuThreadRow> cpu_threads(const Profile& profile) {
     r.calls = t.calls;
     r.time_s = static_cast<double>(t.ns) / kNsPerS;
     r.share = agg.total_ns > 0 ? static_cast<double>(t.ns) / static_cast<double>(agg.total_ns) : 0;
+  }
+  for (const IdleThread& t : idle_summary(profile).threads) {
+    auto it = by_tid.find(t.tid);
+    if (it == by_tid.end()) continue;
+    it->second.idle_s = t.time_s;
+    it->second.idle_what = t.what;
   }
   std::vector<CpuThreadRow> rows;
   for (auto& [tid, r] : by_tid) rows.push_back(std::move(r));

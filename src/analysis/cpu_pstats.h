@@ -22,6 +22,7 @@
 
 #include "analysis/cpu_profile.h"
 #include "analysis/cpu_sort.h"
+#include "analysis/idle_frames.h"
 #include "common/result.h"
 
 namespace strata::analysis {
@@ -90,8 +91,14 @@ struct CpuHeader {
   uint64_t frames_closed_by_outer_exit = 0;
   uint64_t unmatched_exits = 0;
   uint64_t reordered_times = 0;
+  // Sampled: the samples of idle-spinning threads (analysis/idle_frames.h),
+  // counted in the figures above. idle_shown: the table lists them too
+  // (--idle); by default it leaves them out, as py-spy does.
+  IdleSummary idle;
+  bool idle_shown = false;
 };
 
+// Of the whole profile, idle samples included; idle_shown is left false.
 CpuHeader cpu_header(const Profile& profile);
 
 struct CpuThreadRow {
@@ -102,6 +109,8 @@ struct CpuThreadRow {
   uint64_t calls = 0;    // instrumented mode
   double time_s = 0;     // sampled: sum of weights; instrumented: sum of self time
   double share = 0;      // fraction of the profile's time, 0..1
+  double idle_s = 0;     // of time_s, idle-spinning (analysis/idle_frames.h)
+  std::string idle_what;  // what it idled in most; "" when it did not
 };
 
 // Every thread with data or a name, by time descending then tid.

@@ -9,6 +9,7 @@
 #include "analysis/cpu_callers.h"
 #include "analysis/cpu_lines.h"
 #include "analysis/cpu_pstats.h"
+#include "analysis/idle_frames.h"
 #include "analysis/python_imports.h"
 #include "analysis/python_view.h"
 #include "cli/verbs.h"
@@ -60,6 +61,10 @@ void add_cpu_report_flags(CLI::App* sub, CpuReportFlags& flags) {
                 "Python programs: the mixed stacks, interpreter frames and all, as py-spy "
                 "--native shows them (default: Python functions and the builtins they call, "
                 "as cProfile shows them)");
+  sub->add_flag("--idle", flags.idle,
+                "List the samples of idle-spinning threads (OpenBLAS's thread server, OpenMP "
+                "workers at a barrier, sched_yield loops, waits) in the tables; by default they "
+                "are left out and the header says how much time they took, as py-spy does");
   sub->add_option("--format", flags.format, "Report format: table, csv or json")
       ->capture_default_str();
 }
@@ -119,20 +124,25 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
   options.limit = static_cast<size_t>(flags.limit);
   options.filter = flags.filter;
   options.per_thread = flags.threads;
-  auto table = analysis::cpu_function_table(profile, options);
+  const analysis::Profile listed = flags.idle ? profile : analysis::without_idle(profile);
+  auto table = analysis::cpu_function_table(listed, options);
   if (!table) {
     std::fprintf(stderr, "strata: %s\n", table.error().message.c_str());
     return kExitUsage;
   }
   std::string out;
+  // The header and the thread table tell the whole profile, idle time
+  // included; the function tables list it only with --idle.
+  analysis::CpuHeader header = analysis::cpu_header(profile);
+  header.idle_shown = flags.idle;
   if (flags.callers || flags.callees) {
     out = report::render_cpu_calls(
-        analysis::cpu_header(profile), *table, analysis::cpu_call_edges(profile, options.tids),
+        header, *table, analysis::cpu_call_edges(listed, options.tids),
         flags.callers ? report::CallView::kCallers : report::CallView::kCallees, *format);
   } else {
     std::vector<analysis::CpuThreadRow> threads;
     if (flags.threads) threads = analysis::cpu_threads(profile);
-    out = report::render_cpu_profile(analysis::cpu_header(profile), *table, threads, *format);
+    out = report::render_cpu_profile(header, *table, threads, *format);
   }
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);  // before strata's own stderr lines, so a terminal shows them in order

@@ -25,6 +25,9 @@ struct CpuReportFlags {
   std::string annotate;     // a function's source with the time of each line
   bool full_names = false;  // C++ names as demangled, default template arguments and all
   bool native = false;      // Python programs: the mixed stacks, interpreter frames and all
+  // Idle-spinning samples (analysis/idle_frames.h) listed in the tables
+  // instead of left out, as py-spy's --idle.
+  bool idle = false;
   std::string format = "table";
 };
 

@@ -34,6 +34,14 @@ Cell ncalls_cell(const CpuRow& r, bool sampled) {
   return c;
 }
 
+nlohmann::ordered_json idle_by(const analysis::IdleSummary& idle) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const analysis::IdleShare& share : idle.by_what) {
+    out.push_back({{"what", share.what}, {"samples", share.samples}, {"time_s", share.time_s}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string fit_pstats_label(const std::string& label, size_t columns) {
@@ -89,11 +97,21 @@ Table cpu_threads_table(const std::vector<analysis::CpuThreadRow>& threads, Prof
                  {"Share (%)", Align::kRight},
                  {"Time (s)", Align::kRight},
                  {"Thread", Align::kLeft}};
+  // Sampled: how much of each thread's time was idle-spinning, and in what
+  // (analysis/idle_frames.h); the thread's time above includes it.
+  if (sampled) {
+    out.columns.insert(out.columns.end() - 1, {{"Idle (s)", Align::kRight}, {"Idle in", Align::kLeft}});
+  }
   for (const auto& t : threads) {
-    out.rows.push_back({number_cell(t.tid, 0), number_cell(t.pid, 0),
-                        number_cell(static_cast<double>(sampled ? t.samples : t.calls), 0),
-                        number_cell(t.share * 100, kPercent), seconds(t.time_s),
-                        text_cell(t.name)});
+    std::vector<Cell> row = {number_cell(t.tid, 0), number_cell(t.pid, 0),
+                             number_cell(static_cast<double>(sampled ? t.samples : t.calls), 0),
+                             number_cell(t.share * 100, kPercent), seconds(t.time_s)};
+    if (sampled) {
+      row.push_back(seconds(t.idle_s));
+      row.push_back(text_cell(t.idle_what));
+    }
+    row.push_back(text_cell(t.name));
+    out.rows.push_back(std::move(row));
   }
   return out;
 }
@@ -160,6 +178,17 @@ std::string cpu_header_text(const analysis::CpuHeader& h, const analysis::CpuTab
   out += fmt::format("   wall {:.3f} s, CPU {:.3f} s, {}, {}\n", h.wall_s, h.cpu_s,
                      plural(h.threads, "thread", "threads"),
                      plural(h.processes, "process", "processes"));
+  if (h.idle.samples > 0) {
+    std::string where;
+    for (const analysis::IdleShare& share : h.idle.by_what) {
+      where += fmt::format("{}{} {:.3f} s", where.empty() ? "" : ", ", share.what, share.time_s);
+    }
+    out += fmt::format("   idle-spinning threads: {} ({:.3f} s, {:.1f} % of the time): {}\n",
+                       plural(h.idle.samples, "sample", "samples"), h.idle.time_s,
+                       h.idle.share * 100, where);
+    out += h.idle_shown ? "   idle samples are listed in the table (--idle)\n"
+                        : "   idle samples are left out of the table; --idle lists them\n";
+  }
   if (h.frames_closed_at_end > 0) {
     out += fmt::format(
         "   {} still open at the end (thread running at exit or crash): closed at "
@@ -217,6 +246,11 @@ std::string render_cpu_profile(const analysis::CpuHeader& h, const analysis::Cpu
                      {"frames_closed_by_outer_exit", h.frames_closed_by_outer_exit},
                      {"unmatched_exits", h.unmatched_exits},
                      {"reordered_times", h.reordered_times},
+                     {"idle_samples", h.idle.samples},
+                     {"idle_s", h.idle.time_s},
+                     {"idle_share", h.idle.share},
+                     {"idle_shown", h.idle_shown},
+                     {"idle_by", idle_by(h.idle)},
                      {"sort", analysis::sort_description(t.options.sort)},
                      {"total_functions", t.total_rows},
                      {"listed_functions", t.rows.size()}};

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "common/process.h"
+#include "symbolize/dwarf_names.h"
 #include "symbolize/elf_file.h"
 #include "symbolize/proc_maps.h"
 #include "symbolize/trampoline.h"
@@ -703,12 +704,21 @@ struct Symbolizer::Impl {
       int decl_line = 0;
       if (dwarf_decl_line(scope, &decl_line) == 0) frame.decl_line = decl_line;
       frame.decl_file = source_path(dwarf_decl_file(scope));
-      const char* name = die_function_name(scope);
-      if (tag == DW_TAG_subprogram && sym_name != nullptr) name = sym_name;
-      if (name != nullptr) {
-        frame.raw_function = name;
-        frame.function = display_name(name);
+      if (tag == DW_TAG_subprogram && sym_name != nullptr) {
+        frame.raw_function = sym_name;
+        frame.function = display_name(sym_name);
         frame.has_symbol = true;
+      } else if (std::string name = dwarf_function_name(scope); !name.empty()) {
+        // Qualified as the symbol of an out-of-line copy reads, so that the
+        // function has one label inlined or not (symbolize/dwarf_names.h).
+        const char* linkage = die_function_name(scope);
+        frame.raw_function = linkage != nullptr ? linkage : name;
+        frame.function = std::move(name);
+        frame.has_symbol = true;
+      } else {
+        // A scope without a name (damaged or unusual debug information):
+        // the address, as for a pc without a symbol, never an empty name.
+        frame.function = basename_of(info.file->path()) + "+" + hex(base.module_offset);
       }
       if (tag == DW_TAG_inlined_subroutine) {
         frame.inlined = true;

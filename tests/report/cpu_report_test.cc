@@ -148,10 +148,13 @@ TEST(CpuReport, PerThreadRowsAndThreadsTable) {
   o.per_thread = true;
   std::string out = report(sampled(), Format::kTable, o, true);
   EXPECT_NE(out.find("tid  ncalls  tottime"), std::string::npos) << out;
-  EXPECT_NE(out.find("\nThreads\n\nTID  PID  Samples  Share (%)  Time (s)  Thread\n"),
+  EXPECT_NE(out.find("\nThreads\n\nTID  PID  Samples  Share (%)  Time (s)  Idle (s)  Idle in  "
+                     "Thread\n"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("  1    1        4      100.0     0.004  \n"), std::string::npos) << out;
+  EXPECT_NE(out.find("  1    1        4      100.0     0.004     0.000           \n"),
+            std::string::npos)
+      << out;
 }
 
 // A terminal too narrow for the longest label: every row loses its
@@ -182,6 +185,56 @@ TEST(CpuReport, SharesTable) {
   EXPECT_EQ(render(t, Format::kCsv),
             "Share (%),Self samples,Self (s),filename:lineno(function)\n"
             "75.0,3,0.003,app.cc:3(work)\n");
+}
+
+}  // namespace
+}  // namespace strata::report
+
+namespace strata::report {
+namespace {
+
+// Idle-spinning samples (analysis/idle_frames.h): the header names their
+// time and says whether the table lists them; the thread table says which
+// thread idled in what.
+TEST(CpuReport, IdleTimeInTheHeaderAndTheThreadTable) {
+  Profile p = sampled();
+  analysis::Frame server;
+  server.function = "blas_thread_server";
+  server.module = "/usr/lib/libopenblas.so.0";
+  FrameId s = p.frames.intern(server);
+  p.samples.push_back({2, 1, 5 * kMs, kMs, {s}});
+  p.samples.push_back({2, 1, 6 * kMs, kMs, {s}});
+  analysis::CpuHeader h = analysis::cpu_header(p);
+  auto t = analysis::cpu_function_table(analysis::without_idle(p), {});
+  ASSERT_TRUE(t);
+  std::string out = render_cpu_profile(h, *t, analysis::cpu_threads(p), Format::kTable);
+  EXPECT_NE(out.find("   idle-spinning threads: 2 samples (0.002 s, 33.3 % of the time): OpenBLAS "
+                     "thread server waiting for work 0.002 s\n"
+                     "   idle samples are left out of the table; --idle lists them\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("blas_thread_server"), std::string::npos) << out;
+  EXPECT_NE(out.find("Time (s)  Idle (s)  Idle in"), std::string::npos) << out;
+  EXPECT_NE(out.find("0.002  OpenBLAS thread server waiting for work"), std::string::npos) << out;
+
+  h.idle_shown = true;
+  auto all = analysis::cpu_function_table(p, {});
+  ASSERT_TRUE(all);
+  out = render_cpu_profile(h, *all, {}, Format::kTable);
+  EXPECT_NE(out.find("   idle samples are listed in the table (--idle)\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("(blas_thread_server)"), std::string::npos) << out;
+
+  auto doc = nlohmann::json::parse(render_cpu_profile(h, *all, {}, Format::kJson));
+  EXPECT_EQ(doc["header"]["idle_samples"], 2);
+  EXPECT_DOUBLE_EQ(doc["header"]["idle_s"].get<double>(), 0.002);
+  EXPECT_EQ(doc["header"]["idle_shown"], true);
+  ASSERT_EQ(doc["header"]["idle_by"].size(), 1u);
+  EXPECT_EQ(doc["header"]["idle_by"][0]["what"], "OpenBLAS thread server waiting for work");
+  EXPECT_EQ(doc["header"]["idle_by"][0]["samples"], 2);
+
+  // A profile without idle samples prints no idle line.
+  EXPECT_EQ(report(sampled(), Format::kTable).find("idle"), std::string::npos);
 }
 
 }  // namespace

@@ -65,8 +65,9 @@ std::vector<Mapping> mappings_for_file(const std::string& path, uint64_t base) {
   return out;
 }
 
-uint64_t symbol_value(const std::string& path, const std::string& name) {
-  uint64_t value = 0;
+// Calls f(sym, name) for every entry of the file's .symtab.
+template <class F>
+void for_each_symbol(const std::string& path, F f) {
   with_elf(path, [&](Elf* elf) {
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(elf, scn)) != nullptr) {
@@ -78,11 +79,27 @@ uint64_t symbol_value(const std::string& path, const std::string& name) {
         GElf_Sym sym;
         if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
         const char* n = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (n != nullptr && name == n) value = sym.st_value;
+        if (n != nullptr) f(sym, n);
       }
     }
   });
+}
+
+uint64_t symbol_value(const std::string& path, const std::string& name) {
+  uint64_t value = 0;
+  for_each_symbol(path, [&](const GElf_Sym& sym, const char* n) {
+    if (name == n) value = sym.st_value;
+  });
   return value;
+}
+
+std::vector<FunctionSymbol> function_symbols(const std::string& path) {
+  std::vector<FunctionSymbol> out;
+  for_each_symbol(path, [&](const GElf_Sym& sym, const char* n) {
+    if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value != 0)
+      out.push_back({n, sym.st_value, sym.st_size});
+  });
+  return out;
 }
 
 bool run_command(const std::string& command) {

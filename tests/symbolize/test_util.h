@@ -21,6 +21,15 @@ std::vector<Mapping> mappings_for_file(const std::string& path, uint64_t base);
 // The st_value of a symbol in the file's .symtab; 0 when absent.
 uint64_t symbol_value(const std::string& path, const std::string& name);
 
+struct FunctionSymbol {
+  std::string name;  // as in the file (mangled)
+  uint64_t value = 0;
+  uint64_t size = 0;
+};
+
+// The STT_FUNC entries of the file's .symtab.
+std::vector<FunctionSymbol> function_symbols(const std::string& path);
+
 // Runs a shell command; true when it exits 0.
 bool run_command(const std::string& command);
 
