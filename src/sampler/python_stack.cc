@@ -332,11 +332,23 @@ std::optional<std::string> PythonStackReader::read_string(RemoteMemory& memory, 
 }
 
 std::optional<uint32_t> PythonStackReader::code_index(RemoteMemory& memory, uint64_t code) {
-  auto cached = code_indexes_.find(code);
-  if (cached != code_indexes_.end()) return cached->second;
   if (!plausible(code)) return std::nullopt;
-  std::vector<uint8_t> block(layout_.code_size);
+  std::vector<uint8_t>& block = code_block_;
+  block.resize(layout_.code_size);
   if (!memory.read(code, block.data(), block.size())) return std::nullopt;
+  // A code object freed and another allocated at its address (a module's
+  // <module> code after it ran) must not keep the old name: the cache is
+  // checked against the fields that name it.
+  const CodeFingerprint fingerprint = {
+      field<uint64_t>(block.data(), layout_.code_name),
+      field<uint64_t>(block.data(), layout_.code_qualname ? layout_.code_qualname : layout_.code_name),
+      field<uint64_t>(block.data(), layout_.code_filename),
+      field<uint64_t>(block.data(), layout_.code_linetable),
+      field<uint32_t>(block.data(), layout_.code_firstlineno)};
+  auto cached = code_indexes_.find(code);
+  if (cached != code_indexes_.end() && fingerprints_[cached->second] == fingerprint) {
+    return cached->second;
+  }
   // A code object's type is named "code": a pointer to anything else is not one.
   uint64_t type = field<uint64_t>(block.data(), kObType);
   uint64_t type_name = 0;
@@ -364,7 +376,8 @@ std::optional<uint32_t> PythonStackReader::code_index(RemoteMemory& memory, uint
   const auto index = static_cast<uint32_t>(codes_.size());
   codes_.push_back(std::move(info));
   line_tables_.push_back(std::move(table));
-  code_indexes_.emplace(code, index);
+  fingerprints_.push_back(fingerprint);
+  code_indexes_[code] = index;
   return index;
 }
 

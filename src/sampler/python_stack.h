@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -120,9 +121,9 @@ enum class PythonReadResult {
   kReadFailed,  // memory could not be read (errno in ProcessMemory) or made no sense
 };
 
-// Reads one process's Python stacks. Code objects are read once per address
-// and kept (a code object freed and another allocated at its address would
-// keep the old name: code objects rarely die in a profiled program).
+// Reads one process's Python stacks. Code objects are read in full once per
+// address and kept; each later frame rereads only the code object's header
+// to check that the same object (same name, file, line table) is still there.
 class PythonStackReader {
  public:
   // Bounds on what untrusted memory can make the reader do.
@@ -153,9 +154,13 @@ class PythonStackReader {
   uint64_t runtime_;
   std::optional<uint32_t> tid_offset_;
   std::map<uint32_t, uint64_t> thread_states_;  // tid -> PyThreadState*, checked on use
+  // name, qualname, filename, line table pointers and first line of a code object
+  using CodeFingerprint = std::array<uint64_t, 5>;
   std::map<uint64_t, uint32_t> code_indexes_;   // code object address -> codes_ index
   std::vector<PythonCode> codes_;
   std::vector<std::vector<uint8_t>> line_tables_;  // parallel to codes_
+  std::vector<CodeFingerprint> fingerprints_;      // parallel to codes_
+  std::vector<uint8_t> code_block_;                // scratch
 };
 
 }  // namespace strata::sampler

@@ -248,6 +248,15 @@ TEST_P(PythonStackVersions, ReadsTheSampledThreadsFramesLeafFirst) {
   ASSERT_EQ(reader.read(image.memory, kTid, &frames), PythonReadResult::kOk);
   EXPECT_LT(image.memory.reads * 2, first_reads);
   EXPECT_EQ(reader.codes().size(), 3u);
+  // Another code object at a freed one's address is read again, not taken
+  // for the old one.
+  const uint64_t leaf_code = kCodes;
+  image.memory.put64(leaf_code + image.layout.code_name, image.string("reborn"));
+  if (image.layout.code_qualname) {
+    image.memory.put64(leaf_code + image.layout.code_qualname, image.string("reborn"));
+  }
+  ASSERT_EQ(reader.read(image.memory, kTid, &frames), PythonReadResult::kOk);
+  EXPECT_EQ(names_of(reader, frames), (std::vector<std::string>{"reborn", "outer", "<module>"}));
 }
 
 TEST_P(PythonStackVersions, AnotherThreadHasNoPythonStack) {
