@@ -119,20 +119,20 @@ void append_utf8(std::string& out, uint32_t c) {
 // 3.8, 3.9: co_lnotab, pairs (bytecode delta, signed line delta); the line
 // of the last pair whose address is not past `offset` (PyCode_Addr2Line).
 int lnotab_line(const std::vector<uint8_t>& table, int first_line, int64_t offset) {
-  int line = first_line;
+  int64_t line = first_line;  // 64 bits: untrusted deltas cannot overflow it
   int64_t address = 0;
   for (size_t i = 0; i + 1 < table.size(); i += 2) {
     address += table[i];
     if (address > offset) break;
     line += static_cast<int8_t>(table[i + 1]);
   }
-  return line;
+  return line < 0 || line > (1 << 30) ? -1 : static_cast<int>(line);
 }
 
 // 3.10: co_linetable, pairs (bytecode delta, signed line delta) that each
 // end a range; a line delta of -128 means the range has no line.
 int linetable310_line(const std::vector<uint8_t>& table, int first_line, int64_t offset) {
-  int line = first_line;
+  int64_t line = first_line;
   int64_t end = 0;
   for (size_t i = 0; i + 1 < table.size(); i += 2) {
     const int64_t start = end;
@@ -141,7 +141,7 @@ int linetable310_line(const std::vector<uint8_t>& table, int first_line, int64_t
     int range_line = -1;
     if (delta != -128) {
       line += delta;
-      range_line = line;
+      if (line >= 0 && line <= (1 << 30)) range_line = static_cast<int>(line);
     }
     if (offset >= start && offset < end) return range_line;
   }
@@ -365,7 +365,7 @@ std::optional<uint32_t> PythonStackReader::code_index(RemoteMemory& memory, uint
   info.name = std::move(*function);
   info.file = file.value_or("");
   info.first_line = field<int32_t>(block.data(), layout_.code_firstlineno);
-  if (info.first_line < 0) info.first_line = 0;
+  if (info.first_line < 0 || info.first_line > (1 << 30)) info.first_line = 0;
   std::vector<uint8_t> table;
   const uint64_t bytes = field<uint64_t>(block.data(), layout_.code_linetable);
   int64_t size = 0;
