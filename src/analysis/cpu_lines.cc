@@ -63,8 +63,8 @@ Result<Annotation> annotate(const Profile& profile, const std::string& name) {
   }
   if (lines.size() == 1 && lines.begin()->first == 0) {
     return make_error("--annotate: " + fn.label +
-                      " has no line information (a Python function, or code without DWARF "
-                      "line tables)");
+                      " has no line information (a Python function named by a perf map, or code "
+                      "without DWARF line tables)");
   }
   for (const auto& [line, l] : lines) a.lines.push_back(l);
   return a;

@@ -115,7 +115,9 @@ Frame builtin_frame(const Frame& f) {
 }  // namespace
 
 bool is_python_frame(const Frame& f) {
-  return f.module.rfind("[perf-", 0) == 0;
+  // "[perf-PID.map]": CPython >= 3.12's perf maps; "[python]": frames read
+  // from the interpreter's memory (import/cpu/python_frames.h).
+  return f.module.rfind("[perf-", 0) == 0 || f.module == kPythonMemoryModule;
 }
 
 bool is_system_library(const std::string& module) {

@@ -32,8 +32,14 @@
 
 namespace strata::analysis {
 
+// The module of Python frames read from a CPython 3.8-3.11 interpreter's
+// memory at each sample (sampler/python_stack.h, merged into the native
+// stack by import/cpu/python_frames.h), as "[perf-PID.map]" is the module of
+// the frames a 3.12+ perf map names.
+inline constexpr const char* kPythonMemoryModule = "[python]";
+
 // A frame of a CPython perf map ("py::qualname:file" symbolized from
-// /tmp/perf-PID.map).
+// /tmp/perf-PID.map) or one read from the interpreter's memory.
 bool is_python_frame(const Frame& f);
 
 // The C library and loader: their frames called by the interpreter are the

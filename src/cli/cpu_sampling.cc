@@ -7,12 +7,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "analysis/python_view.h"
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
 #include "import/inprocess_sampling.h"
+#include "symbolize/python_runtime.h"
 
 namespace strata::cli {
 
@@ -82,6 +85,12 @@ Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags) {
   }
   so.frequency_hz = flags.frequency;
   so.stack_bytes = flags.stack_bytes;
+  so.find_python_runtime =
+      [](const sampler::Mapping& m) -> std::optional<sampler::PythonRuntime> {
+    auto found = symbolize::find_python_runtime(m.filename, m.addr, m.pgoff);
+    if (!found) return std::nullopt;
+    return sampler::PythonRuntime{found->address, found->major, found->minor, found->problem};
+  };
   if (!flags.mmap_pages.empty()) {
     STRATA_ASSIGN_OR_RETURN(
         so.ring_data_pages,
@@ -90,9 +99,56 @@ Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags) {
   return so;
 }
 
+namespace {
+
+// The file a command runs: argv[0] as given when it holds a '/', else found
+// in PATH, as execvp finds it; "" when not found.
+std::string command_file(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool command_runs_python(const std::vector<std::string>& command) {
+  size_t i = 0;
+  // env [-flags] [NAME=VALUE ...] PROGRAM: the program is what runs.
+  if (!command.empty() && std::filesystem::path(command[0]).filename() == "env") {
+    for (i = 1; i < command.size() && (command[i].find('=') != std::string::npos ||
+                                       command[i].rfind("-", 0) == 0);
+         ++i) {
+    }
+  }
+  if (i >= command.size()) return false;
+  const std::string file = command_file(command[i]);
+  if (file.empty()) return false;
+  std::error_code ec;
+  const auto real = std::filesystem::canonical(file, ec);
+  if (!ec && real.filename().string().rfind("python", 0) == 0) return true;
+  // A script whose #! line names a Python interpreter.
+  std::ifstream in(file, std::ios::binary);
+  std::string first(256, '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<size_t>(in.gcount()));
+  first = first.substr(0, first.find('\n'));
+  return first.rfind("#!", 0) == 0 && first.find("python") != std::string::npos;
+}
+
 Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
-                                        const sampler::SamplerOptions& options,
+                                        const sampler::SamplerOptions& given,
                                         const std::string& choice, sampler::SampleErrorKind* kind) {
+  sampler::SamplerOptions options = given;
+  if (options.find_python_runtime) options.wake_per_sample = command_runs_python(command);
   auto in_process_run = [&] {
     return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
                                              kind);
@@ -167,6 +223,64 @@ void print_sampling_notes(const sampler::RawProfile& raw) {
   }
 }
 
+namespace {
+
+// Why a Python program's functions are missing, in one note naming the
+// version found and what is required; and a note when many samples' Python
+// stacks changed before they were read.
+void note_python_names(const SampledRun& run, const BuiltProfile& built) {
+  const auto& counters = built.counters;
+  const uint64_t read = counters.python_stacks_merged + counters.python_stacks_mismatched;
+  if (read >= 20 && counters.python_stacks_mismatched * 10 > read) {
+    std::fprintf(stderr,
+                 "strata: note: %llu of %llu samples' Python stacks changed before strata read "
+                 "them and keep only the interpreter's frames (a busy machine delays the "
+                 "reads)\n",
+                 static_cast<unsigned long long>(counters.python_stacks_mismatched),
+                 static_cast<unsigned long long>(read));
+  }
+  auto interpreter = analysis::interpreter_without_python_names(built.profile);
+  if (!interpreter) return;
+  std::string version = analysis::python_version_of(*interpreter);
+  std::string problem;
+  for (const auto& [pid, process] : run.raw.python_processes) {
+    if (version.empty() && process.major == 3) version = "3." + std::to_string(process.minor);
+    if (problem.empty()) problem = process.problem;
+  }
+  const int minor = version.size() > 2 ? std::atoi(version.c_str() + 2) : 0;
+  const std::string name = printable(*interpreter);
+  if (minor >= 12) {
+    std::fprintf(stderr,
+                 "strata: note: %s (CPython %s) wrote no perf map, so its Python functions "
+                 "show as the interpreter's C functions: was perf support turned off "
+                 "(PYTHONPERFSUPPORT=0, -X perf=0)?\n",
+                 name.c_str(), version.c_str());
+    return;
+  }
+  std::string why;
+  if (run.in_process) {
+    why = "the in-process sampler does not read Python stacks (it needs perf_event_open: "
+          "--sampler perf)";
+  } else if (!problem.empty()) {
+    why = problem;
+  } else if (minor >= 8) {
+    why = "no Python stack could be read from its memory (" +
+          std::to_string(run.raw.counters.python_read_failures) + " reads failed, " +
+          std::to_string(run.raw.counters.python_no_thread) + " found no Python thread)";
+  } else {
+    why = std::string("strata reads the frames of CPython ") + sampler::python_layouts_known() +
+          " from memory and names 3.12+ from their perf maps";
+  }
+  std::fprintf(stderr,
+               "strata: note: %s is CPython %s, whose Python functions could not be named: %s; "
+               "its time shows as the interpreter's C functions. Python names need CPython "
+               "%s with its memory readable (ptrace access), or 3.12 or later\n",
+               name.c_str(), version.empty() ? "(version unknown)" : version.c_str(),
+               printable(why).c_str(), sampler::python_layouts_known());
+}
+
+}  // namespace
+
 BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) {
   import::BuildOptions build;
   if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
@@ -185,25 +299,7 @@ BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) 
                  static_cast<unsigned long long>(built.counters.unwind_max_frames),
                  import::BuildOptions{}.max_frames);
   }
-  if (auto interpreter = analysis::interpreter_without_python_names(built.profile)) {
-    const std::string version = analysis::python_version_of(*interpreter);
-    const bool has_perf_maps = version.size() > 2 && std::stoi(version.substr(2)) >= 12;
-    if (has_perf_maps) {
-      std::fprintf(stderr,
-                   "strata: note: %s (CPython %s) wrote no perf map, so its Python functions "
-                   "show as the interpreter's C functions: was perf support turned off "
-                   "(PYTHONPERFSUPPORT=0, -X perf=0)?\n",
-                   printable(*interpreter).c_str(), version.c_str());
-    } else {
-      std::fprintf(stderr,
-                   "strata: note: %s is CPython %s, which names no Python function to a "
-                   "profiler outside it (no perf map): its time shows as the interpreter's C "
-                   "functions. Python names need CPython 3.12 or later (reading older "
-                   "interpreters' frames is not implemented)\n",
-                   printable(*interpreter).c_str(),
-                   version.empty() ? "before 3.12" : version.c_str());
-    }
-  }
+  note_python_names(run, built);
   return built;
 }
 

@@ -49,6 +49,11 @@ struct SampledRun {
   bool in_process = false;  // which sampler ran (the report header says so)
 };
 
+// Whether a command runs a Python interpreter (python*, found as execvp
+// would, through `env`, or a script whose #! line names python): the
+// sampler then wakes at every sample to read Python stacks promptly.
+bool command_runs_python(const std::vector<std::string>& command);
+
 // `choice` is auto, perf or in-process (SamplingFlags::sampler). On failure *kind says why
 // (kCannotStart: the command did not start).
 Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,

@@ -51,6 +51,11 @@ std::span<const uint64_t> RawProfile::callchain_of(const Sample& s) const {
   return std::span<const uint64_t>(callchains).subspan(s.callchain_offset, s.callchain_size);
 }
 
+std::span<const PythonFrameRead> RawProfile::python_stack_of(const Sample& s) const {
+  if (s.python_offset + s.python_size > python_frames.size()) return {};
+  return std::span<const PythonFrameRead>(python_frames).subspan(s.python_offset, s.python_size);
+}
+
 std::optional<uint64_t> RawProfile::reg(const Sample& s, int perf_reg) const {
   if (perf_reg < 0 || perf_reg >= 64 || !(regs_mask & (1ull << perf_reg))) return std::nullopt;
   auto r = regs_of(s);
@@ -229,12 +234,29 @@ void note_foreign_perf_maps(RawProfile& profile) {
   }
 }
 
+// One process's Python stack reader and where its code indexes go in the
+// profile's shared table.
+struct PythonProcessReader {
+  PythonProcessReader(pid_t pid, const PythonLayout& layout, const PythonRuntime& runtime)
+      : memory(pid), reader(layout, runtime.address, pthread_tid_offset()), runtime(runtime) {}
+  ProcessMemory memory;
+  PythonStackReader reader;
+  PythonRuntime runtime;
+  std::vector<uint32_t> global_code;  // reader's code index -> RawProfile::python_codes
+  bool refused = false;               // a read failed with EPERM/EACCES: not tried again
+};
+
 // Appends parsed records to a RawProfile, copying only the valid part of each
-// stack (dyn_size bytes), and records the uid of each process it hears of
-// while that process is alive. Threading: used by one thread.
+// stack (dyn_size bytes), reads the Python stack of each sample of a process
+// that runs a CPython whose frames it can read, and records the uid of each
+// process it hears of while that process is alive. Threading: used by one
+// thread.
 class ProfileBuilder : public RecordSink {
  public:
-  explicit ProfileBuilder(RawProfile& profile) : p_(profile) {}
+  ProfileBuilder(RawProfile& profile, const SamplerOptions& options)
+      : p_(profile), options_(options) {}
+
+  bool reads_python() const { return !python_.empty(); }
 
   void on_sample(const SampleRecord& r) override {
     note_process(r.where.pid);
@@ -260,6 +282,7 @@ class ProfileBuilder : public RecordSink {
       p_.callchains.push_back(ip);
     }
     s.callchain_size = static_cast<uint32_t>(p_.callchains.size() - s.callchain_offset);
+    read_python_stack(s);
     p_.samples.push_back(s);
   }
 
@@ -269,16 +292,25 @@ class ProfileBuilder : public RecordSink {
     m.time = r.where.time;
     if (r.has_build_id && r.build_id) std::memcpy(m.build_id.data(), r.build_id, m.build_id.size());
     m.filename = std::string(r.filename);
+    look_for_python(m);
     p_.mmaps[r.pid].push_back(std::move(m));
   }
 
   void on_comm(const CommRecord& r) override {
     note_process(r.pid);
+    if (r.exec) python_.erase(r.pid);  // a new program: its mappings will say again
     p_.comms.push_back(Comm{r.where.time, r.pid, r.tid, r.exec, std::string(r.comm)});
   }
 
   void on_task(const TaskRecord& r) override {
     if (r.fork) note_process(r.pid);
+    // A forked process (not a thread) has its parent's interpreter at the
+    // same addresses and gets no MMAP records for it.
+    if (r.fork && r.pid != r.ppid && !python_.count(r.pid)) {
+      if (auto parent = python_.find(r.ppid); parent != python_.end()) {
+        start_python(r.pid, parent->second->runtime);
+      }
+    }
     p_.tasks.push_back(TaskEvent{r.fork, r.time, r.pid, r.ppid, r.tid, r.ptid});
   }
 
@@ -301,9 +333,81 @@ class ProfileBuilder : public RecordSink {
     if (auto uid = process_fs_uid(static_cast<int>(pid))) p_.uids.emplace(pid, *uid);
   }
 
+  void look_for_python(const Mapping& m) {
+    if (!options_.find_python_runtime || python_.count(m.pid)) return;
+    auto runtime = options_.find_python_runtime(m);
+    if (!runtime) return;
+    start_python(m.pid, *runtime);
+  }
+
+  void start_python(uint32_t pid, const PythonRuntime& runtime) {
+    auto& status = p_.python_processes[pid];
+    status.major = runtime.major;
+    status.minor = runtime.minor;
+    status.problem = runtime.problem;
+    const PythonLayout* layout = python_layout(runtime.major, runtime.minor);
+    if (!runtime.problem.empty() || runtime.address == 0) return;
+    if (layout == nullptr) {
+      status.problem = std::string("reading the frames of CPython ") +
+                       std::to_string(runtime.major) + "." + std::to_string(runtime.minor) +
+                       " from memory is not implemented (" + python_layouts_known() + ")";
+      return;
+    }
+    if (layout->tstate_native_thread_id == 0 && !pthread_tid_offset()) {
+      status.problem = "the thread id inside glibc's struct pthread was not found";
+      return;
+    }
+    python_[pid] = std::make_unique<PythonProcessReader>(static_cast<pid_t>(pid), *layout, runtime);
+  }
+
+  void read_python_stack(Sample& s) {
+    if (python_.empty()) return;
+    auto it = python_.find(s.pid);
+    if (it == python_.end() || it->second->refused) return;
+    PythonProcessReader& proc = *it->second;
+    const int64_t start = monotonic_ns();
+    const PythonReadResult result = proc.reader.read(proc.memory, s.tid, &scratch_);
+    const int64_t end = monotonic_ns();
+    p_.counters.python_read_ns += static_cast<uint64_t>(end - start);
+    if (start > static_cast<int64_t>(s.time)) {
+      p_.counters.python_read_delay_ns += static_cast<uint64_t>(start) - s.time;
+    }
+    if (result == PythonReadResult::kNoThread) {
+      ++p_.counters.python_no_thread;
+    } else if (result == PythonReadResult::kReadFailed) {
+      ++p_.counters.python_read_failures;
+      const int err = proc.memory.last_errno();
+      if (err == EPERM || err == EACCES) {
+        proc.refused = true;
+        p_.python_processes[s.pid].problem =
+            "reading its memory was refused (process_vm_readv: " + errno_text(err) +
+            "): it needs ptrace access to the target (same user, kernel.yama.ptrace_scope <= 1, "
+            "or CAP_SYS_PTRACE)";
+      }
+      return;
+    }
+    if (result != PythonReadResult::kOk) return;
+    ++p_.counters.python_reads;
+    const auto& codes = proc.reader.codes();
+    while (proc.global_code.size() < codes.size()) {
+      proc.global_code.push_back(static_cast<uint32_t>(p_.python_codes.size()));
+      p_.python_codes.push_back(codes[proc.global_code.size() - 1]);
+    }
+    s.python_read = true;
+    s.python_offset = p_.python_frames.size();
+    s.python_size = static_cast<uint32_t>(scratch_.size());
+    for (PythonFrameRead f : scratch_) {
+      f.code = proc.global_code[f.code];
+      p_.python_frames.push_back(f);
+    }
+  }
+
   RawProfile& p_;
+  const SamplerOptions& options_;
   uint32_t last_pid_ = 0;
   std::set<uint32_t> seen_;
+  std::map<uint32_t, std::unique_ptr<PythonProcessReader>> python_;
+  std::vector<PythonFrameRead> scratch_;
 };
 
 Error fail(SampleErrorKind* kind, SampleErrorKind k, std::string message) {
@@ -395,6 +499,12 @@ perf_event_attr make_attr(const SamplerOptions& o, uint64_t ring_bytes) {
   // a thread of the target on a busy machine: fewer is cheaper.
   attr.watermark = 1;
   attr.wakeup_watermark = static_cast<uint32_t>(std::max<uint64_t>(ring_bytes / 2, 4096));
+  if (o.wake_per_sample) {
+    // A Python stack is read from memory when its sample is drained: the
+    // sooner, the likelier it is still the stack the sample caught.
+    attr.watermark = 0;
+    attr.wakeup_events = 1;
+  }
   return attr;
 }
 
@@ -616,11 +726,13 @@ Result<Rings> open_events(pid_t pid, const std::vector<int>& cpus, const Sampler
 class RingDrainer {
  public:
   RingDrainer(Rings& rings, const SamplerOptions& options, RawProfile& profile)
-      : rings_(rings), options_(options), profile_(profile), builder_(profile) {
+      : rings_(rings), options_(options), profile_(profile), builder_(profile, options) {
     // Address space only (pages are touched as samples arrive): spares the
     // first few seconds of a dwarf-mode run the arena's regrowth copies.
     if (options.mode == StackMode::kDwarf) profile.stacks.reserve(size_t{64} << 20);
   }
+
+  bool reads_python() const { return builder_.reads_python(); }
 
   void drain_all() {
     auto consume = [this](std::span<const uint8_t> bytes) {
@@ -657,7 +769,9 @@ void drain_until_exit(pid_t pid, Rings& rings, const SamplerOptions& options, Ra
   constexpr int kPollTimeoutMs = 100;
   bool reaped = false;
   while (!reaped) {
-    int n = poll(pfds.data(), pfds.size(), kPollTimeoutMs);
+    // Python stacks are read as samples are drained: drain at least every
+    // millisecond once a Python interpreter is known, whatever the wakeups.
+    int n = poll(pfds.data(), pfds.size(), drainer.reads_python() ? 1 : kPollTimeoutMs);
     if (n < 0 && errno != EINTR) {
       // Unexpected; keep draining on a timer rather than spin.
       usleep(kPollTimeoutMs * 1000);

@@ -26,6 +26,7 @@
 
 #include "common/result.h"
 #include "sampler/perf_records.h"
+#include "sampler/python_stack.h"
 
 namespace strata::sampler {
 
@@ -61,6 +62,19 @@ inline constexpr uint64_t kDwarfRegsMask =
     (1ull << kRegBx) | (1ull << kRegBp) | (1ull << kRegSp) | (1ull << kRegIp) | (1ull << kRegR12) |
     (1ull << kRegR13) | (1ull << kRegR14) | (1ull << kRegR15);
 
+struct Mapping;
+
+// What a mapped file says about CPython, from its symbols (symbolize/
+// python_runtime.h finds it; the sampler links no ELF reader): where
+// _PyRuntime lies in the process and the version; or, for an interpreter
+// whose frames cannot be read, why (`problem`, a phrase for a note).
+struct PythonRuntime {
+  uint64_t address = 0;
+  int major = 0;
+  int minor = 0;
+  std::string problem;
+};
+
 struct SamplerOptions {
   StackMode mode = StackMode::kDwarf;
   // Samples per second of CPU time of each thread. cpu-clock is an hrtimer
@@ -84,6 +98,16 @@ struct SamplerOptions {
   bool forward_signals = true;
   // Called with the child's pid once it has exec'd, and with -1 once reaped.
   std::function<void(int pid)> on_child;
+  // Reads each sample's Python stack from the target's memory (CPython
+  // 3.8-3.11, sampler/python_stack.h) where this finds a Python runtime in a
+  // process's mappings: called once per new file mapped executable; nullopt
+  // for files that are no Python interpreter. Empty: no Python stacks read.
+  std::function<std::optional<PythonRuntime>(const Mapping&)> find_python_runtime;
+  // Wake the reader at every sample instead of at half a ring, so that a
+  // Python stack is read within microseconds of its sample rather than
+  // milliseconds (the CLI sets it for a command that runs a Python
+  // interpreter). Costs strata one wakeup per sample.
+  bool wake_per_sample = false;
   // Called with each chunk of raw ring bytes (whole records) before parsing:
   // for recording parser test inputs and for debugging a kernel's output.
   std::function<void(std::span<const uint8_t> bytes)> on_ring_bytes;
@@ -105,6 +129,11 @@ struct Sample {
   uint32_t stack_size = 0;    // dyn_size: valid bytes copied from sp upwards
   uint32_t callchain_size = 0;
   uint64_t callchain_offset = 0;  // into RawProfile::callchains
+  // The Python stack read from the target's memory for this sample, leaf
+  // first, in RawProfile::python_frames; python_read says whether one was.
+  uint64_t python_offset = 0;
+  uint32_t python_size = 0;
+  bool python_read = false;
 };
 
 struct Mapping : MmapFields {
@@ -149,6 +178,15 @@ struct SamplerCounters {
   uint64_t ring_errors = 0;      // ring positions that made no sense (drain skipped)
   uint32_t cpus_opened = 0;      // per-CPU event fds
   uint32_t ring_data_pages = 0;  // smallest per-CPU ring actually mapped
+  // Python stacks read from memory (sampler/python_stack.h): reads that
+  // found the sampled thread's stack, found no Python thread, or failed
+  // (memory changed under the reader, or reading was refused); the time
+  // they took in strata, and how long after its sample each read ran.
+  uint64_t python_reads = 0;
+  uint64_t python_no_thread = 0;
+  uint64_t python_read_failures = 0;
+  uint64_t python_read_ns = 0;
+  uint64_t python_read_delay_ns = 0;
   // cpu-clock's own count, summed over the events once the target is reaped:
   // ns the sampled tasks spent on a CPU while sampled (interrupts included).
   uint64_t clock_ns = 0;
@@ -191,10 +229,24 @@ struct RawProfile {
   SamplerCounters counters;
   std::vector<std::string> notes;  // one-line warnings for the CLI to print
 
+  // Python stacks read from memory: frames of every sample (Sample::
+  // python_offset), code objects they name (PythonFrameRead::code indexes
+  // python_codes, shared by all processes), and per process the interpreter
+  // version read and, where reading could not work, why.
+  std::vector<PythonFrameRead> python_frames;
+  std::vector<PythonCode> python_codes;
+  struct PythonProcess {
+    int major = 0;
+    int minor = 0;
+    std::string problem;  // "" when its stacks were read
+  };
+  std::map<uint32_t, PythonProcess> python_processes;
+
   std::span<const uint64_t> regs_of(const Sample& s) const;
   std::span<const uint8_t> stack_of(const Sample& s) const;
   // fp mode: user return addresses, innermost first; [0] is the sample ip.
   std::span<const uint64_t> callchain_of(const Sample& s) const;
+  std::span<const PythonFrameRead> python_stack_of(const Sample& s) const;
   // A register by perf number, if the sample carries it.
   std::optional<uint64_t> reg(const Sample& s, int perf_reg) const;
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -340,19 +341,133 @@ TEST(CpuCli, LinesAndAnnotateShowTheHotLine) {
   EXPECT_NE(missing.err.find("no_such_function"), std::string::npos);
 }
 
-// Before 3.12 CPython writes no perf map: one note says so, naming the version.
-TEST(CpuCli, APythonBefore312GetsOneNoteNamingItsVersion) {
+// Before 3.12 CPython writes no perf map: strata reads its frames from its
+// memory at each sample (sampler/python_stack.h). Debian 12's python3 (3.11)
+// runs wherever it is installed (CI); pyenv's 3.8-3.11 where they are.
+std::vector<std::string> pythons_before_312() {
+  std::vector<std::string> out;
+  if (access("/usr/bin/python3.11", X_OK) == 0) out.push_back("/usr/bin/python3.11");
+  const char* home = std::getenv("HOME");
+  for (const char* version : {"3.8.18", "3.9.18", "3.10.13", "3.11.7"}) {
+    if (home == nullptr) break;
+    std::string minor = std::string(version).substr(0, std::string(version).rfind('.'));
+    auto python = std::filesystem::path(home) / ".pyenv/versions" / version / "bin" /
+                  ("python" + minor);
+    if (access(python.c_str(), X_OK) == 0) out.push_back(python.string());
+  }
+  return out;
+}
+
+// Nested calls and one hot function whose line 4 does nearly all the work.
+constexpr const char* kNestedProgram =
+    "def hot(n):\n"
+    "    s = 0\n"
+    "    for i in range(n):\n"
+    "        s += (i * i * i) % 7 + (i // 3) * (i % 5) - (i & 255)\n"
+    "    return s\n"
+    "\n"
+    "def middle(k):\n"
+    "    return hot(k) + 1\n"
+    "\n"
+    "def outer():\n"
+    "    t = 0\n"
+    "    for _ in range(%d):\n"
+    "        t += middle(40000)\n"
+    "    return t\n"
+    "\n"
+    "outer()\n";
+
+std::string nested_program(int rounds) {
+  char text[1024];
+  std::snprintf(text, sizeof text, kNestedProgram, rounds);
+  return text;
+}
+
+// The rows of prog.py's functions in the Python view, and the hottest one.
+struct PythonRows {
+  std::set<std::string> labels;
+  std::string hottest;
+};
+
+PythonRows python_rows(const ScratchDir& dir, const std::string& trace) {
+  PythonRows rows;
+  auto doc = report_json(dir, trace, "--sort tottime --limit 0");
+  for (const auto& row : doc["functions"]) {
+    std::string label = row["filename:lineno(function)"];
+    if (label.find("prog.py") == std::string::npos) continue;
+    if (rows.labels.empty()) rows.hottest = label;
+    rows.labels.insert(label);
+  }
+  return rows;
+}
+
+TEST(CpuCli, PythonBefore312IsNamedFromItsMemory) {
+  auto pythons = pythons_before_312();
+  if (pythons.empty()) GTEST_SKIP() << "no CPython 3.8-3.11 here";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "prog.py") << nested_program(25);
+  const std::set<std::string> expected = {"prog.py:1(hot)", "prog.py:7(middle)",
+                                          "prog.py:10(outer)", "prog.py:1(<module>)"};
+  for (const std::string& python : pythons) {
+    SCOPED_TRACE(python);
+    auto r = run_strata("cpu -o t.sqlite --force -- " + python + " prog.py", dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("could not be named"), std::string::npos) << r.err;
+    PythonRows rows = python_rows(dir, "t.sqlite");
+    std::set<std::string> short_labels;
+    for (const auto& label : rows.labels) short_labels.insert(label.substr(label.rfind('/') + 1));
+    EXPECT_EQ(short_labels, expected) << r.err;
+    EXPECT_TRUE(rows.hottest.ends_with("prog.py:1(hot)")) << rows.hottest;
+    // Rooted at <module>: nothing of the interpreter above it.
+    auto cum = report_json(dir, "t.sqlite", "--sort cumtime --limit 1");
+    std::string root = cum["functions"][0]["filename:lineno(function)"];
+    EXPECT_TRUE(root.ends_with("prog.py:1(<module>)")) << root;
+    // --lines and --annotate: the hot line is line 4.
+    auto annotated = report_json(dir, "t.sqlite", "--annotate hot");
+    ASSERT_TRUE(annotated.is_array() && !annotated.empty()) << annotated.dump();
+    const nlohmann::json* hottest = &annotated[0];
+    for (const auto& l : annotated) {
+      if (l["self"].get<double>() > (*hottest)["self"].get<double>()) hottest = &l;
+    }
+    std::string source = (*hottest)["source"];
+    EXPECT_NE(source.find("s += (i * i * i)"), std::string::npos) << annotated.dump();
+    auto lines = report_json(dir, "t.sqlite", "--lines --filter hot --limit 1");
+    ASSERT_FALSE(lines["functions"].empty()) << lines.dump();
+    std::string top_line = lines["functions"][0]["filename:lineno(function)"];
+    EXPECT_NE(top_line.find("prog.py:4"), std::string::npos) << top_line;
+  }
+}
+
+// The same program gives the same function rows from memory (3.11) as from
+// a 3.12 perf map.
+TEST(CpuCli, PythonFromMemoryHasTheRowsAPerfMapGives) {
+  std::string python312 = find_python312();
+  auto pythons = pythons_before_312();
+  if (python312.empty() || pythons.empty()) GTEST_SKIP() << "needs CPython 3.12 and 3.8-3.11";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "prog.py") << nested_program(15);
+  ASSERT_EQ(run_strata("cpu -o a.sqlite -- " + pythons[0] + " prog.py", dir.path()).status, 0);
+  ASSERT_EQ(run_strata("cpu -o b.sqlite -- " + python312 + " prog.py", dir.path()).status, 0);
+  EXPECT_EQ(python_rows(dir, "a.sqlite").labels, python_rows(dir, "b.sqlite").labels);
+}
+
+// Where the frames cannot be read, one note names the version and what is
+// required: the in-process sampler reads no memory.
+TEST(CpuCli, APythonBefore312ThatCannotBeReadGetsOneNote) {
   const char* python = "/usr/bin/python3.11";  // Debian 12's python3
   if (access(python, X_OK) != 0) GTEST_SKIP() << "no " << python;
   ScratchDir dir;
-  skip_without_perf_events(dir);
   std::ofstream(dir.path() / "loop.py") << "s = 0\nfor i in range(300000):\n    s += i\n";
-  auto r = run_strata("cpu -o t.sqlite -- " + std::string(python) + " loop.py", dir.path());
+  auto r = run_strata("cpu --sampler in-process -o t.sqlite -- " + std::string(python) + " loop.py",
+                      dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   int notes = 0;
   for (const auto& line : r.err_lines()) {
     if (line.find("is CPython 3.11") != std::string::npos) {
       ++notes;
+      EXPECT_NE(line.find("--sampler perf"), std::string::npos) << line;
       EXPECT_NE(line.find("3.12 or later"), std::string::npos) << line;
     }
   }

@@ -82,3 +82,33 @@ TEST_F(PythonSourcesTest, AnswersAreCached) {
 
 }  // namespace
 }  // namespace strata::import
+
+// py-spy --native's merge (issue 20 item 2): each group of Python frames
+// goes right rootward of the eval frame that runs it.
+namespace strata::import {
+namespace {
+
+TEST(MergePythonFrames, EachGroupFollowsItsEvalFrame) {
+  // leaf C function, eval, C call dispatcher, eval, main
+  const std::vector<analysis::FrameId> native = {1, 2, 3, 4, 5};
+  const std::vector<bool> is_eval = {false, true, false, true, false};
+  auto merged = merge_python_frames(native, is_eval, {{10}, {11, 12}}, false);
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_EQ(*merged, (std::vector<analysis::FrameId>{1, 2, 10, 3, 4, 11, 12, 5}));
+}
+
+TEST(MergePythonFrames, CountsThatDisagreeMergeNothing) {
+  const std::vector<analysis::FrameId> native = {1, 2, 3};
+  const std::vector<bool> is_eval = {false, true, false};
+  EXPECT_FALSE(merge_python_frames(native, is_eval, {{10}, {11}}, false).has_value());
+  EXPECT_FALSE(merge_python_frames(native, is_eval, {}, false).has_value());
+  // Cut at its root, the native stack takes the groups it lacks at its end.
+  auto cut = merge_python_frames(native, is_eval, {{10}, {11}}, true);
+  ASSERT_TRUE(cut.has_value());
+  EXPECT_EQ(*cut, (std::vector<analysis::FrameId>{1, 2, 10, 3, 11}));
+  // More eval frames than Python groups is a stale read even when cut.
+  EXPECT_FALSE(merge_python_frames({2, 2}, {true, true}, {{10}}, true).has_value());
+}
+
+}  // namespace
+}  // namespace strata::import

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/python_view.h"
 #include "import/cpu/address_spaces.h"
 #include "import/cpu/python_frames.h"
 #include "symbolize/perf_map.h"
@@ -188,10 +189,62 @@ std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
   return frame_ids;
 }
 
-// Pass 3: the samples' stacks, leaf first.
+// Interns the Python frames read from memory: one frame per (code object,
+// line), named like a perf-map frame (qualname, file, the code's first
+// line) with the sampled line.
+class PythonMemoryFrames {
+ public:
+  PythonMemoryFrames(const sampler::RawProfile& raw, analysis::FrameTable& table)
+      : raw_(raw), table_(table) {}
+
+  // The groups merge_python_frames takes: split after each entry frame.
+  std::vector<std::vector<analysis::FrameId>> groups(const sampler::Sample& s) {
+    std::vector<std::vector<analysis::FrameId>> out;
+    std::vector<analysis::FrameId> current;
+    for (const sampler::PythonFrameRead& f : raw_.python_stack_of(s)) {
+      current.push_back(intern(f));
+      if (f.entry) out.push_back(std::move(current)), current.clear();
+    }
+    if (!current.empty()) out.push_back(std::move(current));
+    return out;
+  }
+
+ private:
+  analysis::FrameId intern(const sampler::PythonFrameRead& f) {
+    auto key = std::make_pair(f.code, f.line);
+    auto it = ids_.find(key);
+    if (it != ids_.end()) return it->second;
+    analysis::Frame frame;
+    if (f.code < raw_.python_codes.size()) {
+      const sampler::PythonCode& code = raw_.python_codes[f.code];
+      frame.function = code.name;
+      frame.file = code.file;
+      frame.line = code.first_line;
+    }
+    frame.module = analysis::kPythonMemoryModule;
+    frame.sample_line = f.line;
+    return ids_[key] = table_.intern(frame);
+  }
+
+  const sampler::RawProfile& raw_;
+  analysis::FrameTable& table_;
+  std::map<std::pair<uint32_t, int32_t>, analysis::FrameId> ids_;
+};
+
+// Pass 3: the samples' stacks, leaf first, with the Python stacks read from
+// memory merged in.
 void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
                  const std::map<PcKey, std::vector<analysis::FrameId>>& frame_ids,
-                 analysis::Profile& profile) {
+                 analysis::Profile& profile, CaptureCounters& counters) {
+  PythonMemoryFrames python(raw, profile.frames);
+  std::vector<bool> eval_frame;  // by FrameId, filled as the table grows
+  auto is_eval = [&](analysis::FrameId id) {
+    while (eval_frame.size() <= id) {
+      const analysis::Frame& f = profile.frames.at(static_cast<analysis::FrameId>(eval_frame.size()));
+      eval_frame.push_back(!f.inlined && f.function == "_PyEval_EvalFrameDefault");
+    }
+    return eval_frame[id];
+  };
   for (size_t n = 0; n < raw.samples.size(); ++n) {
     const auto& s = raw.samples[n];
     const auto& pcs = unwound.pcs[n];
@@ -205,6 +258,17 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
     for (size_t i = 0; i < pcs.size(); ++i) {
       const auto& ids = frame_ids.at({s.pid, pcs[i], i > 0});
       sample.stack.insert(sample.stack.end(), ids.begin(), ids.end());
+    }
+    if (s.python_read && s.python_size > 0) {
+      auto groups = python.groups(s);
+      std::vector<bool> evals;
+      for (analysis::FrameId id : sample.stack) evals.push_back(is_eval(id));
+      if (auto merged = merge_python_frames(sample.stack, evals, groups, sample.cut)) {
+        sample.stack = std::move(*merged);
+        ++counters.python_stacks_merged;
+      } else {
+        ++counters.python_stacks_mismatched;
+      }
     }
     profile.samples.push_back(std::move(sample));
   }
@@ -238,12 +302,15 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
   profile.cpu_ns = raw.user_ns + raw.sys_ns;
   profile.lost_samples = raw.counters.lost_samples;
   profile.throttles = raw.counters.throttle_events;
+  built.counters.python_read_failures = raw.counters.python_read_failures;
+  built.counters.python_read_ns = raw.counters.python_read_ns;
+  built.counters.python_read_delay_ns = raw.counters.python_read_delay_ns;
 
   AddressSpaces spaces = address_spaces(raw);
   if (options.python_perf_maps) read_python_perf_maps(raw, spaces, options, built.counters);
   UnwoundSamples unwound = unwind_and_symbolize(raw, spaces, options, built.counters);
   auto frame_ids = intern_frames(unwound.symbols, profile.frames);
-  add_samples(raw, unwound, frame_ids, profile);
+  add_samples(raw, unwound, frame_ids, profile, built.counters);
   add_threads_and_processes(raw, profile);
   return built;
 }

@@ -20,6 +20,16 @@ struct CaptureCounters {
   uint64_t unwind_max_frames = 0;  // stacks cut at BuildOptions::max_frames
   uint64_t unwind_incomplete = 0;  // walks that stopped without CFI or with an error
   uint64_t python_maps_read = 0;   // /tmp/perf-PID.map files read (and deleted)
+  // Samples whose Python stack read from memory was merged into the native
+  // one, and those whose two stacks disagreed (the Python stack moved on
+  // between the sample and the read): these keep the native stack only.
+  uint64_t python_stacks_merged = 0;
+  uint64_t python_stacks_mismatched = 0;
+  // The sampler's reads of those stacks (sampler::SamplerCounters): failed
+  // ones, and the ns strata spent reading and waited after each sample.
+  uint64_t python_read_failures = 0;
+  uint64_t python_read_ns = 0;
+  uint64_t python_read_delay_ns = 0;
 };
 
 struct BuiltProfile {

@@ -71,6 +71,27 @@ std::string PythonBuiltinNames::name(const std::string& module, const std::strin
   return found ? *found : std::string();
 }
 
+std::optional<std::vector<analysis::FrameId>> merge_python_frames(
+    const std::vector<analysis::FrameId>& native, const std::vector<bool>& is_eval,
+    const std::vector<std::vector<analysis::FrameId>>& groups, bool native_cut) {
+  size_t evals = 0;
+  for (size_t i = 0; i < native.size() && i < is_eval.size(); ++i) evals += is_eval[i] ? 1 : 0;
+  if (evals != groups.size() && !(native_cut && evals < groups.size())) return std::nullopt;
+  std::vector<analysis::FrameId> out;
+  size_t group = 0;
+  for (size_t i = 0; i < native.size(); ++i) {
+    out.push_back(native[i]);
+    if (i < is_eval.size() && is_eval[i]) {
+      const auto& g = groups[group++];
+      out.insert(out.end(), g.begin(), g.end());
+    }
+  }
+  for (; group < groups.size(); ++group) {
+    out.insert(out.end(), groups[group].begin(), groups[group].end());
+  }
+  return out;
+}
+
 std::string PythonBuiltinNames::name_at(const std::string& module, uint64_t address) {
   const std::string* found = methods(module).by_address(address);
   return found ? *found : std::string();

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "analysis/cpu_profile.h"
 #include "symbolize/python_methods.h"
 
 namespace strata::import {
@@ -49,5 +51,19 @@ class PythonBuiltinNames {
   const symbolize::PythonMethods& methods(const std::string& module);
   std::map<std::string, symbolize::PythonMethods> modules_;
 };
+
+// py-spy --native's merge of a Python stack read from memory into the native
+// stack of the same sample. `native` is leaf first and `is_eval[i]` marks
+// the frames of the evaluation loop (_PyEval_EvalFrameDefault); `groups`,
+// leaf first, holds for each C-level call of the loop the Python frames it
+// runs, leaf first (one per call before 3.11; 3.11 runs Python-to-Python
+// calls inside one). Each group goes right rootward of its eval frame, as a
+// 3.12 perf-map trampoline sits, so the Python view treats both alike.
+// nullopt when the counts disagree (the Python stack changed between the
+// sample and the read), except that a native stack cut short at its root
+// (`native_cut`) takes the groups it lacks at its root end.
+std::optional<std::vector<analysis::FrameId>> merge_python_frames(
+    const std::vector<analysis::FrameId>& native, const std::vector<bool>& is_eval,
+    const std::vector<std::vector<analysis::FrameId>>& groups, bool native_cut);
 
 }  // namespace strata::import
