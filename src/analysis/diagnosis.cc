@@ -187,10 +187,6 @@ void cuda_startup(const store::GpuTables& t, int64_t before, Diagnosis& d) {
   }
 }
 
-bool is_import_frame(const Frame& f) {
-  return is_python_frame(f) && (f.function == "_find_and_load" || f.function == "<module>");
-}
-
 // Per sample: whether start-up holds it (the interpreter without Python
 // code, an import, CUDA's start-up), and start-up's CPU parts.
 std::vector<bool> cpu_startup(const Profile& p, const Diagnosis& d, bool python,

@@ -161,6 +161,8 @@ void cpu_hotspot_rule(const RuleContext& c, std::vector<Finding>& out) {
       "({} diagnosed)",
       short_duration(gain), short_duration(counted),
       gpu_work ? " and the GPU work window" : "", short_duration(c.cpu_base_ns)));
+  out_f.evidence.push_back(fmt::format("share of the on-CPU samples counted: {}",
+                                       percent_of(gain, counted)));
   if (in_cuda > 0) {
     out_f.evidence.push_back(fmt::format("{} more in CUDA calls, left to the GPU rules",
                                          short_duration(in_cuda)));
@@ -204,7 +206,7 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
   });
   const int64_t period = period_ns(p);
   const double threshold = c.th.off_cpu_gap_periods * static_cast<double>(period);
-  int64_t off = 0, gpu_wait = 0, on_cpu = 0;
+  int64_t off = 0, gpu_wait = 0, on_cpu = 0, short_pauses = 0;
   int64_t pauses = 0;
   std::map<FrameId, int64_t> per_frame;
   for (size_t k = 0; k < rows.size(); ++k) {
@@ -213,6 +215,10 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
     if (k == 0) continue;
     const int64_t gap = s.time_ns - p.samples[rows[k - 1]].time_ns;
     if (static_cast<double>(gap) <= threshold || c.cpu_startup[rows[k]]) continue;
+    if (static_cast<double>(gap) < c.th.off_cpu_min_pause_ns) {
+      short_pauses += gap - period;
+      continue;
+    }
     const int64_t waited = gap - period;
     const bool cuda = std::any_of(s.stack.begin(), s.stack.end(), [&](FrameId id) {
       return id < p.frames.size() && is_cuda_frame(p.frames.at(id));
@@ -242,9 +248,11 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
       "between the main thread's samples longer than {:.0f} sampling periods of {}",
       c.th.off_cpu_gap_periods, short_duration(period)));
   f.evidence.push_back(fmt::format(
-      "main thread {}: on-CPU {}, off-CPU {} in {} pauses, of {} diagnosed (wall {})", main_tid,
-      short_duration(on_cpu), short_duration(off), pauses, short_duration(c.cpu_base_ns),
-      short_duration(p.wall_ns)));
+      "main thread {}: on-CPU {}, off-CPU {} in {} pauses of {} or more, of {} diagnosed (wall "
+      "{}); {} more in shorter pauses, which may be preemption on a busy machine",
+      main_tid, short_duration(on_cpu), short_duration(off), pauses,
+      short_duration(static_cast<int64_t>(c.th.off_cpu_min_pause_ns)),
+      short_duration(c.cpu_base_ns), short_duration(p.wall_ns), short_duration(short_pauses)));
   for (size_t i = 0; i < where.size() && i < 3; ++i) {
     f.evidence.push_back(fmt::format("resumed in {}: {}", frame_label(p.frames.at(where[i].first)),
                                      short_duration(where[i].second)));

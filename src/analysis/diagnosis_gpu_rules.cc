@@ -101,10 +101,17 @@ CopyFacts copy_facts(const store::GpuTables& t, const GpuIdle& idle) {
     issuer_name[{global_id::process_of(t.runtime.global_tid[i]), t.runtime.correlation_id[i]}] =
         t.runtime.name_id[i];
   }
+  // A copy after the last kernel started reads the result back once: the
+  // run's end, not the loop's (as copies before the first kernel are start-up).
+  int64_t last_kernel = INT64_MIN;
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    if (in_window(idle, t.kernels.start[i])) last_kernel = std::max(last_kernel, t.kernels.start[i]);
+  }
   const store::MemOpColumns& m = t.memcpy;
   CopyFacts f;
   for (size_t i = 0; i < m.size(); ++i) {
     if (m.start[i] < 0 || m.end[i] < m.start[i] || !in_window(idle, m.start[i])) continue;
+    if (m.start[i] > last_kernel) continue;
     if (i < m.copy_kind.size() && is_device_to_host(t, m.copy_kind[i])) ++f.device_to_host;
     const bool pageable =
         (i < m.src_kind.size() && m.src_kind[i] == store::kMemKindPageable) ||
@@ -190,19 +197,23 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
   const auto implicit = implicit_sync_ops(c);
   // A synchronous copy's wait is gpu.pageable_copy's.
   const int64_t sync_wait = idle.idle.sync_ns - idle.idle.copy_sync_ns;
+  // Copies after the last kernel are left out above; so is their wait here
+  // when it is the only one (a run that reads its result back once).
   const std::string counts = fmt::format(
       "in the work window: kernel launches: {}; synchronizing calls: {} ({:.2f} per launch{}{})",
       launches, total_calls(syncs), per_launch, syncs.empty() ? "" : ": ", name_counts(syncs, 3));
   const std::string idle_line = fmt::format(
       "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, {} "
-      "while it launched, {} queued after the launch returned",
+      "more in the same gaps after the wait; {} while it launched, {} queued after the launch "
+      "returned",
       short_duration(idle.idle_ns()), short_duration(window), percent_of(idle.idle_ns(), window),
-      short_duration(sync_wait), short_duration(idle.idle.launch_ns),
-      short_duration(idle.idle.queued_ns));
+      short_duration(sync_wait), short_duration(idle.idle.after_sync_ns),
+      short_duration(idle.idle.launch_ns), short_duration(idle.idle.queued_ns));
 
-  // With a sync after (almost) every launch the launch gaps are the syncs'
-  // doing too: each launch starts on an idle GPU.
-  const int64_t sync_gain = sync_each ? sync_wait + idle.idle.launch_ns : sync_wait;
+  // The wait, and what it exposed: in a gap where the host first waited for
+  // the GPU, its own code and the next launches run on an idle GPU that a
+  // host running ahead would have kept fed.
+  const int64_t sync_gain = sync_wait + idle.idle.after_sync_ns;
   if (sync_gain > 0 && sync_gain >= c.th.min_share * window) {
     Finding f;
     f.rule = "gpu.launch_sync";
@@ -241,7 +252,12 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
   }
 
   // A storm of short kernels: launch overhead, in the call and in the queue.
-  const int64_t launch_gain = idle.idle.launch_ns + idle.idle.queued_ns;
+  // The host's side of the launches, outside the syncs' gaps (those are
+  // gpu.launch_sync's); queued gaps are the GPU's own launch latency, which
+  // a host running ahead already hides.
+  const int64_t launch_gain = std::max<int64_t>(
+      0, idle.idle.launch_ns - std::min(idle.idle.launch_ns, idle.idle.after_sync_ns -
+                                                                 idle.idle.host_after_sync_ns));
   if (!sync_each && median < c.th.short_kernel_ns && launch_gain > 0 &&
       launch_gain >= c.th.min_share * window) {
     Finding f;
@@ -289,21 +305,27 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
 // gpu.host_between_launches: the GPU idles while the host runs its own code.
 void host_rule(const RuleContext& c, std::vector<Finding>& out) {
   const GpuIdle& idle = *c.idle;
-  if (idle.idle.host_ns <= 0 || idle.idle.host_ns < c.th.min_share * idle.window_ns()) return;
+  // Host code in a gap that began with a sync is gpu.launch_sync's.
+  const int64_t host_ns = idle.idle.host_ns - idle.idle.host_after_sync_ns;
+  if (host_ns <= 0 || host_ns < c.th.min_share * idle.window_ns()) return;
+  std::vector<HostInterval> intervals;
+  for (const HostInterval& h : idle.host_intervals) {
+    if (!h.after_sync) intervals.push_back(h);
+  }
   Finding f;
   f.rule = "gpu.host_between_launches";
   f.layer = FindingLayer::kTimeline;
-  const auto host = host_function_in(c, idle.host_intervals);
+  const auto host = host_function_in(c, intervals);
   f.cause = host ? fmt::format("The GPU waits while the host runs its own code between launches "
                                "(mostly {}).",
                                host->label)
                  : "The GPU waits while the host runs its own code (outside recorded CUDA calls) "
                    "between launches.";
   f.evidence.push_back(fmt::format("GPU idle {} of the {} work window, {} of it ({}) while the "
-                                   "issuing thread was outside recorded CUDA calls",
+                                   "issuing thread was outside recorded CUDA calls, in gaps "
+                                   "without a synchronization",
                                    short_duration(idle.idle_ns()), short_duration(idle.window_ns()),
-                                   short_duration(idle.idle.host_ns),
-                                   percent_of(idle.idle.host_ns, idle.window_ns())));
+                                   short_duration(host_ns), percent_of(host_ns, idle.window_ns())));
   if (host) {
     f.evidence.push_back(fmt::format("CPU samples in those gaps: {} in {} of {} sampled",
                                      host->label, short_duration(host->ns),
@@ -312,7 +334,7 @@ void host_rule(const RuleContext& c, std::vector<Finding>& out) {
     f.evidence.push_back("no CPU samples in the trace: record with --trace cuda,nvtx,cpu to name "
                          "the host function");
   }
-  f.gain_ns = idle.idle.host_ns;
+  f.gain_ns = host_ns;
   f.try_this = host ? "Take that code out of the loop: prepare the data ahead (a DataLoader with "
                       "workers, a prefetching thread) or do it on the GPU."
                     : "Find that code in the CPU layer (strata trace --trace cuda,nvtx,cpu, or "

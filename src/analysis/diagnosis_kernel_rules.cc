@@ -75,7 +75,8 @@ void kernel_rules(const RuleContext& c, std::vector<Finding>& out,
     const double top = std::max(*compute, *memory);
     const int sms = p.device ? p.device->sm_count : 0;
     const int64_t grid = p.kernel ? p.kernel->grid_size.value_or(0) : 0;
-    const std::optional<double> waves = p.occupancy ? p.occupancy->waves : std::nullopt;
+    // Waves per SM; negative when the occupancy model could not compute it.
+    const double waves = p.occupancy && p.occupancy->waves ? *p.occupancy->waves : -1.0;
 
     Finding f;
     f.layer = FindingLayer::kKernel;
@@ -100,7 +101,7 @@ void kernel_rules(const RuleContext& c, std::vector<Finding>& out,
                    "smaller data type (fp16/bf16/fp8), or reuse data from shared memory.";
       gain = ns;
     } else if (top < c.th.sol_latency_pct) {
-      if (waves && *waves < 1.0 && sms > 0 && grid > 0 && grid < sms) {
+      if (waves >= 0 && waves < 1.0 && sms > 0 && grid > 0 && grid < sms) {
         if (small_grid_seen) continue;  // the timeline's rule already names it
         f.rule = "kernel.small_grid";
         f.cause = fmt::format("{} runs {} blocks on a GPU with {} SMs, so {} of the SMs get no "
@@ -148,7 +149,7 @@ void kernel_rules(const RuleContext& c, std::vector<Finding>& out,
       f.evidence.push_back(fmt::format(
           "occupancy: theoretical {:.1f} % (limited by {}){}; grid {} blocks on {} SMs",
           p.occupancy->occupancy_pct, limiter_names(p.occupancy->limiters),
-          waves ? fmt::format(", {:.2f} waves", *waves) : "", grid, sms));
+          waves >= 0 ? fmt::format(", {:.2f} waves", waves) : "", grid, sms));
     }
     f.evidence.push_back(fmt::format("kernel time: {} ({} of kernel time)",
                                      short_duration(static_cast<int64_t>(std::min(ns, 9e18))),

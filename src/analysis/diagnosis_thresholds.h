@@ -34,6 +34,10 @@ struct DiagnosisThresholds {
   // A pause between two samples of a thread longer than this many sampling
   // periods is time off the CPU (cpu.off_cpu).
   double off_cpu_gap_periods = 3.0;
+  // ... and only pauses at least this long (ns): shorter ones may be the
+  // scheduler preempting a runnable thread on a busy machine, which samples
+  // cannot tell from a wait.
+  double off_cpu_min_pause_ns = 20'000'000;
   // GPU Speed Of Light (ncu's SOLBottleneck rule): a unit at or above this %
   // of its peak is at the roofline.
   double sol_high_pct = 80.0;

@@ -226,9 +226,26 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
       // Until the issuing call returned the host held the work back; after
       // that it was queued.
       const int64_t held_until = std::clamp(found->second.end, gap_start, gap_end);
+      const IdleCauses before = out.idle;
+      const size_t intervals_before = out.host_intervals.size();
       charge_by_activity(found->second.tid, threads[found->second.tid], gap_start, held_until,
                          out);
       out.idle.queued_ns += gap_end - held_until;
+      // The GPU ran dry while the host waited for it: had the host not
+      // waited, it would have queued the next work ahead, so the rest of
+      // the gap (its own code, the launch) is the wait's doing too.
+      const int64_t waited = (out.idle.sync_ns - before.sync_ns) -
+                             (out.idle.copy_sync_ns - before.copy_sync_ns);
+      if (waited > 0) {
+        out.idle.after_sync_ns += (out.idle.host_ns - before.host_ns) +
+                                  (out.idle.launch_ns - before.launch_ns) +
+                                  (out.idle.other_api_ns - before.other_api_ns) +
+                                  (out.idle.queued_ns - before.queued_ns);
+        out.idle.host_after_sync_ns += out.idle.host_ns - before.host_ns;
+        for (size_t h = intervals_before; h < out.host_intervals.size(); ++h) {
+          out.host_intervals[h].after_sync = true;
+        }
+      }
     }
     busy_from = next.start;
     busy_until = next.end;

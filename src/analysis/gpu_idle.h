@@ -47,6 +47,11 @@ struct IdleCauses {
   int64_t host_ns = 0;          // ... outside recorded CUDA calls
   int64_t queued_ns = 0;        // the issuing call had returned: the work was queued
   int64_t unattributed_ns = 0;  // no issuing call found for the next activity
+  // Of the gaps in which the issuing thread first waited in a synchronizing
+  // call (not a copy): everything else in them (own code, launching, other
+  // calls, queued), which the wait exposed. Part of the fields above.
+  int64_t after_sync_ns = 0;
+  int64_t host_after_sync_ns = 0;  // ... its host_ns part
 
   int64_t host_side_ns() const { return sync_ns + launch_ns + other_api_ns + host_ns; }
 };
@@ -57,6 +62,7 @@ struct HostInterval {
   int64_t global_tid = 0;
   int64_t start = 0;
   int64_t end = 0;
+  bool after_sync = false;  // in a gap that began with a synchronizing call
 };
 
 struct GpuIdle {
