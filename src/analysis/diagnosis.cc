@@ -325,6 +325,17 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
                             "sampled");
     cpu = nullptr;
   }
+  std::optional<Profile> sane;
+  if (cpu) {
+    // A damaged trace's times and weights must not overflow the sums: each
+    // sample's weight is made explicit and bounded (10 s), and samples
+    // outside the clock's range are left out.
+    Profile& q = sane.emplace(*cpu);
+    for (Sample& s : q.samples) s.weight_ns = std::clamp<int64_t>(sample_weight_ns(*cpu, s), 1, 10'000'000'000);
+    std::erase_if(q.samples,
+                  [](const Sample& s) { return s.time_ns < 0 || s.time_ns > (int64_t{1} << 62); });
+    cpu = &q;
+  }
   if (cpu) {
     view = python_view(*cpu);
     const Profile& p = view ? *view : *cpu;

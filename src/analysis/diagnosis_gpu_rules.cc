@@ -126,9 +126,11 @@ CopyFacts copy_facts(const store::GpuTables& t, const GpuIdle& idle) {
     }
     f.pageable += pageable;
     f.synchronous += synchronous;
-    if (pageable || synchronous) {
-      f.flagged_ns += m.end[i] - m.start[i];
-      f.flagged_bytes += std::max<int64_t>(m.bytes[i], 0);
+    if (pageable || synchronous) {  // saturating: a damaged file's durations may be huge
+      f.flagged_ns = std::min(f.flagged_ns, INT64_MAX - (m.end[i] - m.start[i])) +
+                     (m.end[i] - m.start[i]);
+      const int64_t bytes = std::max<int64_t>(m.bytes[i], 0);
+      f.flagged_bytes = std::min(f.flagged_bytes, INT64_MAX - bytes) + bytes;
     }
   }
   return f;
@@ -280,7 +282,8 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
 
   // Pageable or synchronous copies: staged through a bounce buffer and
   // blocking the host, they cannot overlap compute.
-  const int64_t copy_gain = copies.flagged_ns + idle.idle.copy_sync_ns;
+  const int64_t copy_gain =
+      std::min(copies.flagged_ns, INT64_MAX - idle.idle.copy_sync_ns) + idle.idle.copy_sync_ns;
   if (copy_gain > 0 && copy_gain >= c.th.min_share * window) {
     Finding f;
     f.rule = "gpu.pageable_copy";

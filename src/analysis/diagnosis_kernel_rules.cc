@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,7 +43,9 @@ std::map<std::string, double> kernel_times(const RuleContext& c) {
     return out;
   }
   for (const KernelProfile& p : *c.kernels) {
-    if (auto d = p.metric("gpu__time_duration.sum"); d && *d > 0) out[p.demangled] += *d;
+    if (auto d = p.metric("gpu__time_duration.sum"); d && *d > 0 && *d < 1e15) {
+      out[p.demangled] += *d;
+    }
   }
   return out;
 }
@@ -69,8 +72,10 @@ void kernel_rules(const RuleContext& c, std::vector<Finding>& out,
                                         p.demangled));
       continue;
     }
+    if (!std::isfinite(*compute) || !std::isfinite(*memory)) continue;  // a damaged value
     auto t = times.find(p.demangled);
     const double ns = t == times.end() ? 0 : t->second;
+    if (!std::isfinite(ns)) continue;
     if (all <= 0 || ns < c.th.kernel_share * all) continue;
     const double top = std::max(*compute, *memory);
     const int sms = p.device ? p.device->sm_count : 0;

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -544,6 +547,7 @@ TEST(DiagnoseOnFixtures, BatchedHasNoLaunchOrSyncFinding) {
   Diagnosis d = diagnose(in);
   EXPECT_EQ(find_rule(d, "gpu.launch_sync"), nullptr);
   EXPECT_EQ(find_rule(d, "gpu.launch_bound"), nullptr);
+  EXPECT_TRUE(d.findings.empty()) << "healthy: " << d.findings[0].rule;
 }
 
 TEST(DiagnoseOnFixtures, KernelSectionsOfTheSlowGemmShowItsSmallGrid) {
@@ -579,6 +583,67 @@ TEST(DiagnoseOnFixtures, CpuHotspotSlowIsAHostHotspotInNormalizeLineSlow) {
   EXPECT_NE(f.cause.find("normalize_line_slow"), std::string::npos) << f.cause;
   EXPECT_TRUE(mentions(f, "cpu_hotspot_lib.cc:136")) << f.evidence[0];
   EXPECT_TRUE(f.explains_run);
+}
+
+// ---------------------------------------------------------------- damaged inputs
+
+// Traces are untrusted: random, damaged values in every layer (negative and
+// huge times, NaN metrics, frame ids out of range) must give findings with
+// sane gains and no crash or overflow (run under ASan/UBSan by make test-asan).
+TEST(DiagnoseDamaged, RandomInputsGiveSaneFindings) {
+  std::mt19937_64 rng(19);
+  const int64_t pool[] = {-5, 0, 1, 3, 1000, 50'000, INT64_MAX / 2, INT64_MAX, INT64_MIN};
+  auto pick = [&]() {
+    return rng() % 3 == 0 ? pool[rng() % std::size(pool)] : static_cast<int64_t>(rng() % 1'000'000);
+  };
+  const double metrics[] = {NAN, INFINITY, -1, 0, 50, 95, 1e300};
+  for (int round = 0; round < 300; ++round) {
+    GpuBuilder b;
+    const int n = static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      const int64_t name = 1 + static_cast<int64_t>(rng() % 8);
+      const int64_t c = b.call(name, pick(), pick());
+      if (rng() % 2) b.kernel(c, pick(), pick(), pick());
+      if (rng() % 3 == 0) b.copy(c, pick(), pick(), pick() % 4, pick() % 3, pick() % 3);
+    }
+    Profile p;
+    p.rate_hz = static_cast<double>(rng() % 3) * 1e-9;
+    p.wall_ns = pick();
+    const FrameId f0 = p.frames.intern({"f", "a.cc", 1, "/bin/x", 0});
+    p.frames.intern({"cuLaunchKernel", "", 0, "/usr/lib/libcuda.so.1", 0});
+    for (int i = 0; i < 20; ++i) {
+      Sample smp;
+      smp.pid = 1;
+      smp.tid = static_cast<int32_t>(rng() % 3);
+      smp.time_ns = pick();
+      smp.weight_ns = pick();
+      smp.stack = {static_cast<FrameId>(rng() % 4), f0};
+      p.samples.push_back(smp);
+    }
+    std::vector<KernelProfile> ks = {profiled("gemm", metrics[rng() % 7], metrics[rng() % 7],
+                                              metrics[rng() % 7], 3, pick())};
+    ks[0].metrics["gpu__time_duration.sum"] = metrics[rng() % 7];
+    store::TorchOpRows ops;
+    for (int i = 0; i < 5; ++i) {
+      store::TorchOp op;
+      op.start = pick();
+      op.end = pick();
+      op.name = rng() % 2 ? "aten::item" : "aten::mm";
+      op.external_id = pick();
+      ops.ops.push_back(op);
+    }
+    DiagnosisInputs in;
+    in.gpu = &b.t;
+    in.cpu = &p;
+    in.ops = &ops;
+    in.kernels = &ks;
+    if (rng() % 4 == 0) in.window = TimeWindow{pick(), pick(), "w", 1};
+    Diagnosis d = diagnose(in);
+    for (const auto& f : d.findings) {
+      EXPECT_GE(f.gain_ns, 0) << f.rule << " in round " << round;
+      EXPECT_FALSE(f.cause.empty()) << f.rule;
+    }
+  }
 }
 
 }  // namespace
