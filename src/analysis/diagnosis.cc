@@ -199,11 +199,14 @@ std::vector<bool> cpu_startup(const Profile& p, const Diagnosis& d, bool python,
     const int64_t w = sample_weight_ns(p, s);
     if (python) {
       int modules = 0;
-      bool loading = false, any_python = false;
+      bool loading = false, interpreter = false;
       for (FrameId id : s.stack) {
         if (id >= p.frames.size()) continue;
         const Frame& f = p.frames.at(id);
-        any_python = any_python || is_python_frame(f);
+        // The view's root for the interpreter running without Python code
+        // (python_view.h); a native thread's samples have no such root.
+        interpreter = interpreter || (f.function == "interpreter: no Python frame" &&
+                                      f.module.empty() && f.file.empty());
         modules += is_python_frame(f) && f.function == "<module>";
         loading = loading || (is_python_frame(f) && f.function == "_find_and_load");
       }
@@ -213,7 +216,7 @@ std::vector<bool> cpu_startup(const Profile& p, const Diagnosis& d, bool python,
         startup.imports_ns += w;
         continue;
       }
-      if (!any_python) {
+      if (interpreter) {
         out[i] = true;
         startup.interpreter_ns += w;
         continue;

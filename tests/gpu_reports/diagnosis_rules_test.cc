@@ -178,6 +178,52 @@ TEST(CpuOffCpu, APauseOfThreePeriodsIsNoWaitAndCudaWaitsAreLeftToTheGpu) {
   EXPECT_EQ(find_rule(g.run(), "cpu.off_cpu"), nullptr) << "a wait inside CUDA is the GPU's";
 }
 
+// A Python program: imports and the interpreter's own start-up are parts of
+// start-up, the hotspot is named in the Python view (file:line of the def).
+TEST(CpuHotspot, PythonStartupIsApartAndTheHotspotIsAPythonFunction) {
+  Profile p;
+  p.mode = ProfileMode::kPerfEvent;
+  p.rate_hz = 1000;
+  p.processes.push_back({1, "python3"});
+  const std::string python = "/usr/bin/python3.12", map = "[perf-1.map]";
+  auto frame = [&](const std::string& fn, const std::string& file, int line, const std::string& m) {
+    return p.frames.intern({fn, file, line, m, 0});
+  };
+  const FrameId eval = frame("_PyEval_EvalFrameDefault", "", 0, python);
+  const FrameId bytes_main = frame("Py_BytesMain", "", 0, python);
+  const FrameId init = frame("Py_InitializeFromConfig", "", 0, python);
+  const FrameId script = frame("<module>", "app.py", 1, map);
+  const FrameId normalize = frame("normalize", "app.py", 10, map);
+  const FrameId load = frame("_find_and_load", "<frozen importlib._bootstrap>", 1165, map);
+  const FrameId torch = frame("<module>", "/venv/lib/python3.12/site-packages/torch/__init__.py", 1, map);
+  int64_t t = 1'000'000'000;
+  auto sample = [&](std::vector<FrameId> stack) {
+    Sample s;
+    s.pid = 1;
+    s.tid = 1;
+    s.time_ns = t += 1'000'000;
+    s.weight_ns = 1'000'000;
+    s.stack = std::move(stack);
+    p.samples.push_back(std::move(s));
+  };
+  for (int i = 0; i < 10; ++i) sample({init, bytes_main});
+  for (int i = 0; i < 20; ++i) sample({eval, torch, eval, load, eval, script, bytes_main});
+  for (int i = 0; i < 30; ++i) sample({eval, normalize, eval, script, bytes_main});
+  p.wall_ns = 60'000'000;
+  DiagnosisInputs in;
+  in.cpu = &p;
+  Diagnosis d = diagnose(in);
+  EXPECT_EQ(d.startup.interpreter_ns, 10'000'000);
+  EXPECT_EQ(d.startup.imports_ns, 20'000'000);
+  ASSERT_FALSE(d.startup.imports.empty());
+  EXPECT_EQ(d.startup.imports[0].module, "torch");
+  EXPECT_EQ(d.cpu_base_ns, 30'000'000) << "the findings are over the rest";
+  ASSERT_FALSE(d.findings.empty());
+  EXPECT_EQ(d.findings[0].rule, "cpu.hotspot");
+  EXPECT_EQ(d.findings[0].gain_ns, 30'000'000);
+  EXPECT_TRUE(mentions(d.findings[0], "normalize (app.py:10)")) << d.findings[0].cause;
+}
+
 TEST(CpuRules, AnInstrumentedProfileIsNamedAsNotChecked) {
   CpuBuilder b;
   b.p.mode = ProfileMode::kInstrumented;
@@ -537,7 +583,15 @@ TEST(DiagnoseOnFixtures, TutorialSlowLoopIsLaunchSyncFirstWithCountsAndTheGrid) 
   EXPECT_NE(grid->cause.find("16 blocks"), std::string::npos);
   EXPECT_GT(d.startup.context_ns, 100'000'000) << "cudaSetDevice: 125 ms";
   EXPECT_GT(d.startup.module_loading_ns, 10'000'000) << "cuLibraryLoadData: 18 ms";
-  EXPECT_EQ(find_rule(d, "gpu.pageable_copy"), nullptr);
+  EXPECT_EQ(find_rule(d, "gpu.pageable_copy"), nullptr)
+      << "its one pageable copy reads the result back after the last kernel";
+  // The copies' memory kinds are loaded (srcKind, dstKind): the uploads are
+  // from pageable memory, the download to it.
+  ASSERT_EQ(t.memcpy.src_kind.size(), t.memcpy.size());
+  ASSERT_EQ(t.memcpy.dst_kind.size(), t.memcpy.size());
+  EXPECT_EQ(std::count(t.memcpy.src_kind.begin(), t.memcpy.src_kind.end(), store::kMemKindPageable) +
+                std::count(t.memcpy.dst_kind.begin(), t.memcpy.dst_kind.end(), store::kMemKindPageable),
+            3);
 }
 
 TEST(DiagnoseOnFixtures, BatchedHasNoLaunchOrSyncFinding) {
