@@ -204,12 +204,15 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
   const std::string counts = fmt::format(
       "in the work window: kernel launches: {}; synchronizing calls: {} ({:.2f} per launch{}{})",
       launches, total_calls(syncs), per_launch, syncs.empty() ? "" : ": ", name_counts(syncs, 3));
-  const std::string idle_line = fmt::format(
-      "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, {} "
-      "more in the same gaps after the wait; {} while it launched, {} queued after the launch "
-      "returned",
+  const std::string sync_line = fmt::format(
+      "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, and {} "
+      "after those waits in the same gaps (its own code, the next launch, the queue)",
       short_duration(idle.idle_ns()), short_duration(window), percent_of(idle.idle_ns(), window),
-      short_duration(sync_wait), short_duration(idle.idle.after_sync_ns),
+      short_duration(sync_wait), short_duration(idle.idle.after_sync_ns));
+  const std::string launch_line = fmt::format(
+      "GPU idle {} of the {} work window ({}): {} while the issuing thread launched, {} queued "
+      "after the launch returned",
+      short_duration(idle.idle_ns()), short_duration(window), percent_of(idle.idle_ns(), window),
       short_duration(idle.idle.launch_ns), short_duration(idle.idle.queued_ns));
 
   // The wait, and what it exposed: in a gap where the host first waited for
@@ -241,7 +244,7 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
           copies.device_to_host));
     }
     f.evidence.push_back(fmt::format("kernel duration: median {}", short_duration(median)));
-    f.evidence.push_back(idle_line);
+    f.evidence.push_back(sync_line);
     if (hint) f.evidence.push_back(*hint);
     f.gain_ns = sync_gain;
     f.try_this = implicit_each
@@ -271,7 +274,7 @@ void launch_rules(const RuleContext& c, std::vector<Finding>& out) {
     f.evidence.push_back(fmt::format("kernel duration: median {} (short: below {})",
                                      short_duration(median),
                                      short_duration(static_cast<int64_t>(c.th.short_kernel_ns))));
-    f.evidence.push_back(idle_line);
+    f.evidence.push_back(launch_line);
     if (hint) f.evidence.push_back(*hint);
     f.gain_ns = launch_gain;
     f.try_this = "Give each launch more work: fuse or batch the kernels, or capture the loop in "
