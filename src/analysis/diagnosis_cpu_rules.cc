@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -209,16 +210,14 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
   int64_t off = 0, gpu_wait = 0, on_cpu = 0, short_pauses = 0;
   int64_t pauses = 0;
   std::map<FrameId, int64_t> per_frame;
+  // Shorter pauses by where the thread resumed, judged by their regularity.
+  std::map<FrameId, std::vector<int64_t>> short_by_frame;
   for (size_t k = 0; k < rows.size(); ++k) {
     const Sample& s = p.samples[rows[k]];
     on_cpu += sample_weight_ns(p, s);
     if (k == 0) continue;
     const int64_t gap = s.time_ns - p.samples[rows[k - 1]].time_ns;
     if (static_cast<double>(gap) <= threshold || c.cpu_startup[rows[k]]) continue;
-    if (static_cast<double>(gap) < c.th.off_cpu_min_pause_ns) {
-      short_pauses += gap - period;
-      continue;
-    }
     const int64_t waited = gap - period;
     const bool cuda = std::any_of(s.stack.begin(), s.stack.end(), [&](FrameId id) {
       return id < p.frames.size() && is_cuda_frame(p.frames.at(id));
@@ -227,10 +226,30 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
       gpu_wait += waited;
       continue;
     }
+    const FrameId owner = owner_frame(p, s);
+    if (static_cast<double>(gap) < c.th.off_cpu_min_pause_ns) {
+      short_by_frame[owner].push_back(waited);
+      continue;
+    }
     off += waited;
     ++pauses;
-    const FrameId owner = owner_frame(p, s);
     if (owner != kInvalidFrame) per_frame[owner] += waited;
+  }
+  for (const auto& [owner, waits] : short_by_frame) {
+    double sum = 0, squares = 0;
+    for (int64_t w : waits) sum += static_cast<double>(w);
+    const double mean = sum / static_cast<double>(waits.size());
+    for (int64_t w : waits) squares += (static_cast<double>(w) - mean) * (static_cast<double>(w) - mean);
+    const double cv = mean > 0 ? std::sqrt(squares / static_cast<double>(waits.size())) / mean : 0;
+    int64_t total = 0;
+    for (int64_t w : waits) total += w;
+    if (waits.size() >= 3 && cv <= c.th.off_cpu_regular_cv) {
+      off += total;
+      pauses += static_cast<int64_t>(waits.size());
+      if (owner != kInvalidFrame) per_frame[owner] += total;
+    } else {
+      short_pauses += total;
+    }
   }
   if (off <= 0 || off < c.th.min_share * c.cpu_base_ns) return;
   std::vector<std::pair<FrameId, int64_t>> where(per_frame.begin(), per_frame.end());
@@ -248,8 +267,9 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
       "between the main thread's samples longer than {:.0f} sampling periods of {}",
       c.th.off_cpu_gap_periods, short_duration(period)));
   f.evidence.push_back(fmt::format(
-      "main thread {}: on-CPU {}, off-CPU {} in {} pauses of {} or more, of {} diagnosed (wall "
-      "{}); {} more in shorter pauses, which may be preemption on a busy machine",
+      "main thread {}: on-CPU {}, off-CPU {} in {} pauses (of {} or more, or regular where the "
+      "thread resumed), of {} diagnosed (wall {}); {} more in irregular shorter pauses, which "
+      "may be preemption on a busy machine",
       main_tid, short_duration(on_cpu), short_duration(off), pauses,
       short_duration(static_cast<int64_t>(c.th.off_cpu_min_pause_ns)),
       short_duration(c.cpu_base_ns), short_duration(p.wall_ns), short_duration(short_pauses)));

@@ -34,10 +34,14 @@ struct DiagnosisThresholds {
   // A pause between two samples of a thread longer than this many sampling
   // periods is time off the CPU (cpu.off_cpu).
   double off_cpu_gap_periods = 3.0;
-  // ... and only pauses at least this long (ns): shorter ones may be the
-  // scheduler preempting a runnable thread on a busy machine, which samples
-  // cannot tell from a wait.
-  double off_cpu_min_pause_ns = 20'000'000;
+  // A pause at least this long (ns) is a wait whatever else: the scheduler
+  // rarely keeps a runnable thread off the CPU this long.
+  double off_cpu_min_pause_ns = 50'000'000;
+  // Shorter pauses are a wait only when they repeat regularly where the
+  // thread resumes (at least 3, lengths' coefficient of variation at most
+  // this): a sleep or poll interval is regular, preemption on a busy machine
+  // is not, and samples cannot tell them apart otherwise.
+  double off_cpu_regular_cv = 0.5;
   // GPU Speed Of Light (ncu's SOLBottleneck rule): a unit at or above this %
   // of its peak is at the roofline.
   double sol_high_pct = 80.0;

@@ -166,6 +166,26 @@ TEST(CpuOffCpu, ThePausesBetweenSamplesAreTheWaitNamedWhereItResumed) {
   EXPECT_TRUE(mentions(*f, "on-CPU time only")) << "says what evidence it has";
 }
 
+// The planted poll interval: 1 ms of work, then a 4 ms sleep, again and
+// again. Regular short pauses are a wait; irregular ones (preemption on a
+// busy machine: the tutorial's cpu_hotspot fixture) are not.
+TEST(CpuOffCpu, RegularShortPausesAreAWaitIrregularOnesAreNot) {
+  CpuBuilder sleeper;
+  for (int i = 0; i < 40; ++i) sleeper.sample({sleeper.hot_f, sleeper.main_f}, i == 0 ? 1'000'000 : 5'000'000);
+  sleeper.p.wall_ns = 200'000'000;
+  const Finding* f = find_rule(sleeper.run(), "cpu.off_cpu");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->gain_ns, 39 * 4'000'000);
+  CpuBuilder busy;
+  const int64_t gaps[] = {2, 9, 4, 17, 5, 28, 3, 12, 6, 1};  // ms, irregular
+  for (int i = 0; i < 40; ++i) busy.sample({busy.hot_f, busy.main_f}, (gaps[i % 10] + 1) * 1'000'000);
+  busy.p.wall_ns = 400'000'000;
+  EXPECT_EQ(find_rule(busy.run(), "cpu.off_cpu"), nullptr);
+  DiagnosisThresholds th;
+  th.off_cpu_regular_cv = 10;
+  EXPECT_NE(find_rule(busy.run(th), "cpu.off_cpu"), nullptr) << "the threshold decides";
+}
+
 TEST(CpuOffCpu, APauseOfThreePeriodsIsNoWaitAndCudaWaitsAreLeftToTheGpu) {
   CpuBuilder b;
   for (int i = 0; i < 5; ++i) b.sample({b.hot_f, b.main_f}, 3'000'000);  // exactly 3 periods
