@@ -8,7 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/diagnosis_rules.h"
 #include "analysis/gpu_summary.h"
+#include "analysis/python_view.h"
+#include "common/strings.h"
 
 namespace strata::analysis {
 
@@ -24,15 +27,20 @@ std::string short_duration(int64_t ns) {
   return three(v / 1e9) + " s";
 }
 
-namespace {
+const char* finding_layer_name(FindingLayer layer) {
+  switch (layer) {
+    case FindingLayer::kCpu: return "cpu";
+    case FindingLayer::kTimeline: return "timeline";
+    case FindingLayer::kOps: return "ops";
+    case FindingLayer::kKernel: return "kernel";
+  }
+  return "timeline";
+}
+
+namespace diag {
 
 std::string percent_of(int64_t part, int64_t whole) {
   return whole > 0 ? fmt::format("{:.1f} %", 100.0 * static_cast<double>(part) / whole) : "0 %";
-}
-
-std::string api_name(const store::GpuTables& t, int64_t id) {
-  const std::string* s = t.string(id);
-  return s ? strip_version_suffix(*s) : "[unknown]";
 }
 
 int64_t median_of(std::vector<int64_t> v) {
@@ -41,217 +49,194 @@ int64_t median_of(std::vector<int64_t> v) {
   return v[v.size() / 2];
 }
 
-// The calls of one role, counted per name, most frequent first.
-struct CallCount {
-  std::string name;
-  int64_t calls = 0;
-};
+}  // namespace diag
 
-// Calls that overlap the work window only (start-up's copies and frees are
-// not the loop's), and only outermost ones: a driver call inside a runtime
-// call is the same synchronization.
-std::vector<CallCount> count_calls(const store::GpuTables& t, ApiRole role, const GpuIdle& idle) {
-  const store::RuntimeColumns& api = t.runtime;
-  std::map<int64_t, std::vector<size_t>> by_thread;
-  for (size_t i = 0; i < api.size(); ++i) {
-    if (api.start[i] < 0 || api.end[i] < api.start[i]) continue;
-    if (api.end[i] <= idle.window_start || api.start[i] >= idle.window_end) continue;
-    by_thread[api.global_tid[i]].push_back(i);
-  }
-  std::map<int64_t, int64_t> per_id;
-  for (auto& [tid, rows] : by_thread) {
-    std::sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
-      return api.start[a] != api.start[b] ? api.start[a] < api.start[b] : api.end[a] > api.end[b];
-    });
-    int64_t enclosing_end = INT64_MIN;
-    for (size_t i : rows) {
-      if (api.end[i] <= enclosing_end) continue;  // nested in an earlier call
-      enclosing_end = api.end[i];
-      const std::string* name = t.string(api.name_id[i]);
-      if (api_role(name ? *name : "") == role) ++per_id[api.name_id[i]];
-    }
-  }
-  std::vector<CallCount> out;
-  for (auto [id, n] : per_id) out.push_back({api_name(t, id), n});
-  std::stable_sort(out.begin(), out.end(),
-                   [](const CallCount& a, const CallCount& b) { return a.calls > b.calls; });
-  return out;
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
 }
 
-int64_t total_calls(const std::vector<CallCount>& counts) {
-  int64_t n = 0;
-  for (const auto& c : counts) n += c.calls;
-  return n;
+std::string api_name(const store::GpuTables& t, int64_t id) {
+  const std::string* s = t.string(id);
+  return s ? strip_version_suffix(*s) : "[unknown]";
 }
 
-std::string name_counts(const std::vector<CallCount>& counts, size_t most) {
-  std::string out;
-  for (size_t i = 0; i < counts.size() && i < most; ++i) {
-    if (!out.empty()) out += ", ";
-    out += fmt::format("{} x{}", counts[i].name, counts[i].calls);
-  }
-  return out;
+bool overlaps(int64_t start, int64_t end, const TimeWindow& w) {
+  return start < w.end && end > w.start;
 }
 
-// gpu.launch_sync: the GPU idles while the host launches and waits.
-void launch_sync_rule(const store::GpuTables& t, const GpuIdle& idle,
-                      const DiagnosisThresholds& th, std::vector<Finding>& out) {
-  const int64_t waited = idle.idle.sync_ns + idle.idle.launch_ns;
-  if (waited <= 0 || waited < th.min_share * idle.window_ns() || t.kernels.size() == 0) return;
-  const auto syncs = count_calls(t, ApiRole::kSync, idle);
-  int64_t launches = 0;  // kernels in the window
-  for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (t.kernels.start[i] >= idle.window_start && t.kernels.start[i] < idle.window_end) ++launches;
-  }
-  if (launches == 0) return;
-  const double per_launch = static_cast<double>(total_calls(syncs)) / launches;
-  std::vector<int64_t> durations;
-  for (size_t i = 0; i < t.kernels.size(); ++i) {
-    if (t.kernels.start[i] >= 0 && t.kernels.end[i] >= t.kernels.start[i]) {
-      durations.push_back(t.kernels.end[i] - t.kernels.start[i]);
-    }
-  }
-
-  Finding f;
-  f.rule = "gpu.launch_sync";
-  f.layer = FindingLayer::kTimeline;
-  const bool sync_each = per_launch >= th.syncs_per_launch;
-  f.cause = sync_each
-                ? "The host synchronizes after (almost) every launch, so the GPU waits for each "
-                  "launch and each synchronization instead of running kernels back to back."
-                : "The kernels are too short for their launches: the GPU finishes each one before "
-                  "the host has launched the next.";
-  f.evidence.push_back(fmt::format("in the work window: kernel launches: {}; synchronizing "
-                                   "calls: {} ({:.2f} per launch{}{})",
-                                   launches, total_calls(syncs), per_launch,
-                                   syncs.empty() ? "" : ": ", name_counts(syncs, 3)));
-  f.evidence.push_back(fmt::format("kernel duration: median {}", short_duration(median_of(durations))));
-  f.evidence.push_back(fmt::format(
-      "GPU idle {} of the {} work window ({}): {} while the issuing thread synchronized, {} "
-      "while it launched",
-      short_duration(idle.idle_ns()), short_duration(idle.window_ns()),
-      percent_of(idle.idle_ns(), idle.window_ns()), short_duration(idle.idle.sync_ns),
-      short_duration(idle.idle.launch_ns)));
-  f.gain_ns = waited;
-  f.try_this = sync_each ? "Synchronize once, where the result is needed, and give each launch "
-                           "more work (batch the loop into one launch, or capture it in a CUDA "
-                           "graph)."
-                         : "Give each launch more work: fuse or batch the kernels, or capture "
-                           "the loop in a CUDA graph (torch.compile, CUDA graphs).";
-  f.show_again = "--report cuda_api_sum,cuda_gpu_kern_sum";
-  out.push_back(std::move(f));
-}
-
-// gpu.host_between_launches: the GPU idles while the host runs its own code.
-void host_rule(const GpuIdle& idle, const DiagnosisThresholds& th, std::vector<Finding>& out) {
-  if (idle.idle.host_ns <= 0 || idle.idle.host_ns < th.min_share * idle.window_ns()) return;
-  Finding f;
-  f.rule = "gpu.host_between_launches";
-  f.layer = FindingLayer::kTimeline;
-  f.cause = "The GPU waits while the host runs its own code (outside recorded CUDA calls) "
-            "between launches.";
-  f.evidence.push_back(fmt::format("GPU idle {} of the {} work window, {} of it ({}) while the "
-                                   "issuing thread was outside recorded CUDA calls",
-                                   short_duration(idle.idle_ns()), short_duration(idle.window_ns()),
-                                   short_duration(idle.idle.host_ns),
-                                   percent_of(idle.idle.host_ns, idle.window_ns())));
-  f.gain_ns = idle.idle.host_ns;
-  f.try_this = "Find that code in the CPU layer (strata trace --trace cuda,nvtx,cpu, or strata "
-               "cpu) and take it out of the loop: prepare data ahead, on another thread, or on "
-               "the GPU.";
-  f.show_again = "--report nvtx_sum,cuda_api_sum";  // where the loop's time goes, by range
-  out.push_back(std::move(f));
-}
-
-// kernel.small_grid: a kernel that matters runs fewer blocks than the GPU has SMs.
-void small_grid_rule(const store::GpuTables& t, const DiagnosisThresholds& th,
-                     std::vector<Finding>& out) {
-  const store::KernelColumns& k = t.kernels;
-  if (!has_launch_shapes(t)) return;
-  // Sums in double: kernels may overlap, so their durations may add past
-  // int64 in a damaged file.
-  struct PerName {
-    double total_ns = 0;
-    int64_t instances = 0;
-    int64_t max_blocks = 0;
-    int64_t threads = 0;
-    int64_t sms = 0;
+// The tables with only the rows of the window: activities that start in it
+// and CUDA calls that overlap it.
+store::GpuTables clipped(const store::GpuTables& t, const TimeWindow& w) {
+  store::GpuTables out = t;
+  auto keep = [&](auto& cols, auto&& wanted, auto... members) {
+    const size_t n = cols.start.size();
+    std::vector<bool> k(n);
+    for (size_t i = 0; i < n; ++i) k[i] = wanted(i);
+    auto filter = [&](auto& v) {
+      if (v.size() != n) return;  // an optional column not loaded
+      size_t j = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (k[i]) v[j++] = v[i];
+      }
+      v.resize(j);
+    };
+    (filter(cols.*members), ...);
   };
-  std::map<int64_t, PerName> by_name;
-  double all_ns = 0;
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (k.start[i] < 0 || k.end[i] < k.start[i]) continue;
-    const double d = static_cast<double>(k.end[i] - k.start[i]);
-    all_ns += d;
-    auto sm = t.sm_counts.find(i < k.device_id.size() ? k.device_id[i] : 0);
-    if (sm == t.sm_counts.end()) continue;
-    const auto& g = k.launch.grid[i];
-    const auto& b = k.launch.block[i];
-    if (g[0] <= 0) continue;  // NULL in the file: the launch configuration is unknown
-    PerName& p = by_name[k.name_id[i]];
-    p.total_ns += d;
-    ++p.instances;
-    // Clamped to CUDA's limits (x < 2^31, y and z < 2^16; blocks of at most
-    // 1024 threads) so that a damaged file's dimensions cannot overflow.
-    auto dim = [](int64_t v, int64_t most) { return std::clamp<int64_t>(v, 1, most); };
-    const int64_t blocks = dim(g[0], (int64_t{1} << 31) - 1) * dim(g[1], 65535) * dim(g[2], 65535);
-    if (blocks > p.max_blocks) {  // the widest launch speaks for the name
-      p.max_blocks = blocks;
-      p.threads = dim(b[0], 1024) * dim(b[1], 1024) * dim(b[2], 1024);
-      p.sms = sm->second;
+  using R = store::RuntimeColumns;
+  keep(out.runtime, [&](size_t i) { return overlaps(t.runtime.start[i], t.runtime.end[i], w); },
+       &R::start, &R::end, &R::global_tid, &R::correlation_id, &R::name_id, &R::event_class);
+  using K = store::KernelColumns;
+  auto kernel_in = [&](size_t i) { return t.kernels.start[i] >= w.start && t.kernels.start[i] < w.end; };
+  std::vector<bool> kept(t.kernels.size());
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] = kernel_in(i);
+  keep(out.kernels, kernel_in, &K::start, &K::end, &K::name_id, &K::device_id, &K::correlation_id,
+       &K::global_pid);
+  using L = store::KernelLaunchColumns;
+  auto launch_kept = [&](auto& v) {
+    if (v.size() != kept.size()) return;
+    size_t j = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i]) v[j++] = v[i];
     }
+    v.resize(j);
+  };
+  L& l = out.kernels.launch;
+  launch_kept(l.stream_id);
+  launch_kept(l.grid);
+  launch_kept(l.block);
+  launch_kept(l.registers_per_thread);
+  launch_kept(l.static_shared_memory);
+  launch_kept(l.dynamic_shared_memory);
+  using M = store::MemOpColumns;
+  for (auto* ops : {&out.memcpy, &out.memset}) {
+    const store::MemOpColumns source = *ops;
+    keep(*ops, [&](size_t i) { return source.start[i] >= w.start && source.start[i] < w.end; },
+         &M::start, &M::end, &M::bytes, &M::copy_kind, &M::global_pid, &M::device_id,
+         &M::stream_id, &M::correlation_id, &M::src_kind, &M::dst_kind);
   }
-  if (all_ns <= 0) return;
-  for (const auto& [id, p] : by_name) {
-    if (p.max_blocks <= 0 || p.max_blocks >= p.sms) continue;
-    if (p.total_ns < th.small_grid_kernel_share * all_ns) continue;
-    const std::string* name = t.string(id);
-    Finding f;
-    f.rule = "kernel.small_grid";
-    f.layer = FindingLayer::kKernel;
-    const std::string kernel = name ? *name : "[unknown]";
-    f.cause = fmt::format("{} runs {} blocks on a GPU with {} SMs, so {} of the SMs get no work.",
-                          kernel.size() > 48 ? kernel.substr(0, 47) + "…" : kernel, p.max_blocks,
-                          p.sms, p.sms - p.max_blocks);
-    f.evidence.push_back(fmt::format("kernel: {}", kernel));
-    f.evidence.push_back(fmt::format("grid: {} blocks of {} threads; {} SMs; {} launches, {} in "
-                                     "total ({} of kernel time)",
-                                     p.max_blocks, p.threads, p.sms, p.instances,
-                                     short_duration(static_cast<int64_t>(std::min(p.total_ns, 9e18))),
-                                     fmt::format("{:.1f} %", 100.0 * p.total_ns / all_ns)));
-    // An estimate, not a bound: spread over every SM the same work would
-    // take blocks/SMs of the time if it scaled perfectly (ncu's "grid
-    // smaller than the SM count" estimate); retiling may do better or worse.
-    f.gain_ns = static_cast<int64_t>(
-        std::min(p.total_ns * (1.0 - static_cast<double>(p.max_blocks) / p.sms), 9e18));
-    f.try_this = "Give it at least one block per SM: smaller tiles, split the reduction "
-                 "dimension (split-K), or batch the launches into one larger grid.";
-    f.show_again = "--report cuda_gpu_kern_sum";
-    out.push_back(std::move(f));
-  }
+  return out;
 }
 
-std::vector<StartupPart> startup_parts(const store::GpuTables& t, int64_t before) {
+store::TorchOpRows clipped(const store::TorchOpRows& rows, const TimeWindow& w) {
+  store::TorchOpRows out;
+  for (const auto& op : rows.ops) {
+    if (overlaps(op.start, op.end, w)) out.ops.push_back(op);
+  }
+  for (const auto& call : rows.runtime) {
+    if (overlaps(call.start, call.end, w)) out.runtime.push_back(call);
+  }
+  for (const auto& d : rows.device) {
+    if (d.start >= w.start && d.start < w.end) out.device.push_back(d);
+  }
+  out.correlations = rows.correlations;
+  out.statuses = rows.statuses;
+  return out;
+}
+
+// The CUDA start-up's parts: the heaviest calls before the first GPU
+// activity, context creation and module loading (outermost calls only, so
+// a driver call inside a runtime call counts once).
+void cuda_startup(const store::GpuTables& t, int64_t before, Diagnosis& d) {
   std::map<int64_t, StartupPart> by_id;
+  std::vector<size_t> rows;
   for (size_t i = 0; i < t.runtime.size(); ++i) {
     if (t.runtime.start[i] < 0 || t.runtime.end[i] < t.runtime.start[i]) continue;
     if (t.runtime.start[i] >= before) continue;
+    rows.push_back(i);
     StartupPart& p = by_id[t.runtime.name_id[i]];
     // Saturating: calls of several threads overlap, so their sum is not
     // bounded by the start-up's length.
-    const int64_t d = std::min(t.runtime.end[i], before) - t.runtime.start[i];
-    p.total_ns = d > INT64_MAX - p.total_ns ? INT64_MAX : p.total_ns + d;
+    const int64_t len = std::min(t.runtime.end[i], before) - t.runtime.start[i];
+    p.total_ns = len > INT64_MAX - p.total_ns ? INT64_MAX : p.total_ns + len;
     ++p.calls;
   }
-  std::vector<StartupPart> out;
   for (auto& [id, p] : by_id) {
     p.name = api_name(t, id);
-    out.push_back(p);
+    d.startup_parts.push_back(p);
   }
-  std::stable_sort(out.begin(), out.end(), [](const StartupPart& a, const StartupPart& b) {
-    return a.total_ns > b.total_ns;
+  std::stable_sort(d.startup_parts.begin(), d.startup_parts.end(),
+                   [](const StartupPart& a, const StartupPart& b) { return a.total_ns > b.total_ns; });
+  if (d.startup_parts.size() > 5) d.startup_parts.resize(5);
+
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
+    return t.runtime.start[a] != t.runtime.start[b] ? t.runtime.start[a] < t.runtime.start[b]
+                                                    : t.runtime.end[a] > t.runtime.end[b];
   });
-  if (out.size() > 5) out.resize(5);
+  std::map<int64_t, int64_t> context_end, module_end;  // per thread: the counted call's end
+  for (size_t i : rows) {
+    const std::string name = api_name(t, t.runtime.name_id[i]);
+    const int64_t tid = t.runtime.global_tid[i];
+    const int64_t start = t.runtime.start[i], end = std::min(t.runtime.end[i], before);
+    // The runtime creates the primary context inside cudaSetDevice (CUDA
+    // 12+) or the first call that needs it; the driver in cuCtxCreate or
+    // cuDevicePrimaryCtxRetain.
+    const bool context = name == "cudaSetDevice" || name == "cudaInitDevice" || name == "cuInit" ||
+                         starts_with(name, "cuCtxCreate") ||
+                         starts_with(name, "cuDevicePrimaryCtxRetain");
+    const bool module = starts_with(name, "cuLibraryLoad") || starts_with(name, "cuModuleLoad");
+    if (context && start >= context_end[tid]) {
+      d.startup.context_ns += end - start;
+      context_end[tid] = end;
+    }
+    if (module && start >= module_end[tid]) {
+      d.startup.module_loading_ns += end - start;
+      module_end[tid] = end;
+    }
+  }
+}
+
+// Per sample: whether start-up holds it (the interpreter without Python
+// code, an import, CUDA's start-up), and start-up's CPU parts.
+std::vector<bool> cpu_startup(const Profile& p, const Diagnosis& d, bool python,
+                              StartupBreakdown& startup) {
+  std::vector<bool> out(p.samples.size());
+  const bool cuda_startup = d.startup_ns > 0;
+  const int64_t cuda_from = d.idle.first_api_start, cuda_to = d.idle.window_start;
+  for (size_t i = 0; i < p.samples.size(); ++i) {
+    const Sample& s = p.samples[i];
+    const int64_t w = sample_weight_ns(p, s);
+    if (python) {
+      int modules = 0;
+      bool loading = false, interpreter = false;
+      for (FrameId id : s.stack) {
+        if (id >= p.frames.size()) continue;
+        const Frame& f = p.frames.at(id);
+        // The view's root for the interpreter running without Python code
+        // (python_view.h); a native thread's samples have no such root.
+        interpreter = interpreter || (f.function == "interpreter: no Python frame" &&
+                                      f.module.empty() && f.file.empty());
+        modules += is_python_frame(f) && f.function == "<module>";
+        loading = loading || (is_python_frame(f) && f.function == "_find_and_load");
+      }
+      // The main script is the outermost <module>; any other is an import.
+      if (loading || modules >= 2) {
+        out[i] = true;
+        startup.imports_ns += w;
+        continue;
+      }
+      if (interpreter) {
+        out[i] = true;
+        startup.interpreter_ns += w;
+        continue;
+      }
+    }
+    if (cuda_startup && s.time_ns >= cuda_from && s.time_ns < cuda_to) out[i] = true;
+  }
+  if (python) {
+    ImportTable imports = python_imports(p);
+    for (const ImportRow& r : imports.rows) {
+      if (r.depth == 0 && startup.imports.size() < 5) startup.imports.push_back(r);
+    }
+  }
+  return out;
+}
+
+Profile clipped(const Profile& p, const TimeWindow& w) {
+  Profile out = p;
+  std::erase_if(out.samples,
+                [&](const Sample& s) { return s.time_ns < w.start || s.time_ns >= w.end; });
   return out;
 }
 
@@ -263,21 +248,133 @@ bool has_launch_shapes(const store::GpuTables& t) {
          t.kernels.launch.block.size() == t.kernels.size();
 }
 
-Diagnosis diagnose_gpu_trace(const store::GpuTables& tables, const DiagnosisThresholds& th) {
+Result<TimeWindow> find_range(const DiagnosisInputs& inputs, const std::string& name) {
+  TimeWindow w;
+  w.name = name;
+  w.start = INT64_MAX;
+  w.end = INT64_MIN;
+  auto add = [&](int64_t start, int64_t end) {
+    if (start < 0 || end < start) return;
+    w.start = std::min(w.start, start);
+    w.end = std::max(w.end, end);
+    ++w.occurrences;
+  };
+  if (inputs.gpu) {
+    const store::NvtxColumns& n = inputs.gpu->nvtx;
+    for (size_t i = 0; i < n.size(); ++i) {
+      const int32_t type = n.event_type[i];
+      if (type != store::kNvtxPushPopRange && type != store::kNvtxStartEndRange &&
+          type != store::kNvtxtPushPopRange && type != store::kNvtxtStartEndRange) {
+        continue;
+      }
+      const std::string* text = nullptr;
+      if (i < n.text_index.size() && n.text_index[i] >= 0 &&
+          static_cast<size_t>(n.text_index[i]) < n.texts.size()) {
+        text = &n.texts[static_cast<size_t>(n.text_index[i])];
+      } else if (n.text_id[i] != store::kNoString) {
+        text = inputs.gpu->string(n.text_id[i]);
+      }
+      if (!text || *text != name) continue;
+      add(n.start[i], n.end[i] == store::NvtxColumns::kNoEnd ? n.max_timestamp : n.end[i]);
+    }
+  }
+  if (inputs.ops) {
+    for (const auto& op : inputs.ops->ops) {
+      if (op.name == name) add(op.start, op.end);
+    }
+  }
+  if (w.occurrences == 0) {
+    return make_error(fmt::format("--range '{}': no NVTX range or PyTorch op / record_function "
+                                  "of that name in the trace",
+                                  printable(name)));
+  }
+  return w;
+}
+
+Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
   Diagnosis d;
   d.thresholds = th;
-  d.idle = gpu_idle(tables);
-  if (!d.idle.has_activity) return d;
-  if (d.idle.has_api && d.idle.first_api_start < d.idle.window_start) {
-    d.startup_ns = d.idle.window_start - d.idle.first_api_start;
-    d.startup_parts = startup_parts(tables, d.idle.window_start);
+  d.window = in.window;
+  // Inputs clipped to the window, when there is one.
+  std::optional<store::GpuTables> gpu_in;
+  std::optional<Profile> cpu_in;
+  std::optional<store::TorchOpRows> ops_in;
+  const store::GpuTables* gpu = in.gpu;
+  const Profile* cpu = in.cpu;
+  const store::TorchOpRows* ops = in.ops;
+  if (in.window) {
+    if (gpu) gpu = &gpu_in.emplace(clipped(*gpu, *in.window));
+    if (cpu) cpu = &cpu_in.emplace(clipped(*cpu, *in.window));
+    if (ops) ops = &ops_in.emplace(clipped(*ops, *in.window));
   }
-  launch_sync_rule(tables, d.idle, th, d.findings);
-  host_rule(d.idle, th, d.findings);
-  small_grid_rule(tables, th, d.findings);
+
+  if (gpu) {
+    d.idle = gpu_idle(*gpu);
+    if (!in.window && d.idle.has_activity && d.idle.has_api &&
+        d.idle.first_api_start < d.idle.window_start) {
+      d.startup_ns = d.idle.window_start - d.idle.first_api_start;
+      cuda_startup(*gpu, d.idle.window_start, d);
+    }
+  }
+
+  diag::RuleContext c(th);
+  c.gpu = gpu;
+  c.idle = gpu && d.idle.has_activity ? &d.idle : nullptr;
+  c.ops = ops;
+  c.kernels = in.kernels;
+  std::optional<Profile> view;
+  if (cpu && !is_sampled(cpu->mode)) {
+    d.not_checked.push_back("cpu.hotspot, cpu.off_cpu: the CPU profile is instrumented, not "
+                            "sampled");
+    cpu = nullptr;
+  }
+  std::optional<Profile> sane;
+  if (cpu) {
+    // A damaged trace's times and weights must not overflow the sums: each
+    // sample's weight is made explicit and bounded (10 s), and samples
+    // outside the clock's range are left out.
+    Profile& q = sane.emplace(*cpu);
+    for (Sample& s : q.samples) s.weight_ns = std::clamp<int64_t>(sample_weight_ns(*cpu, s), 1, 10'000'000'000);
+    std::erase_if(q.samples,
+                  [](const Sample& s) { return s.time_ns < 0 || s.time_ns > (int64_t{1} << 62); });
+    cpu = &q;
+  }
+  if (cpu) {
+    view = python_view(*cpu);
+    const Profile& p = view ? *view : *cpu;
+    c.cpu = &p;
+    c.cpu_startup = cpu_startup(p, d, view.has_value(), d.startup);
+    if (in.window) {
+      c.cpu_base_ns = in.window->end - in.window->start;
+    } else {
+      int64_t sampled = 0;
+      for (const Sample& s : p.samples) sampled += sample_weight_ns(p, s);
+      const int64_t wall = std::max(p.wall_ns, sampled);
+      c.cpu_base_ns = std::max<int64_t>(
+          0, wall - d.startup_ns - d.startup.interpreter_ns - d.startup.imports_ns);
+    }
+    d.cpu_base_ns = c.cpu_base_ns;
+  }
+
+  diag::cpu_hotspot_rule(c, d.findings);
+  diag::cpu_off_cpu_rule(c, d.findings);
+  diag::timeline_rules(c, d.findings);
+  diag::small_grid_rule(c, d.findings);
+  diag::kernel_rules(c, d.findings, d.not_checked);
+  if (gpu && d.idle.has_activity && !has_launch_shapes(*gpu) &&
+      !(in.kernels && !in.kernels->empty())) {
+    d.not_checked.push_back("kernel.small_grid: the trace has no SM count (TARGET_INFO_GPU) or no "
+                            "kernel launch configurations");
+  }
   std::stable_sort(d.findings.begin(), d.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.gain_ns > b.gain_ns; });
   return d;
+}
+
+Diagnosis diagnose_gpu_trace(const store::GpuTables& tables, const DiagnosisThresholds& th) {
+  DiagnosisInputs in;
+  in.gpu = &tables;
+  return diagnose(in, th);
 }
 
 }  // namespace strata::analysis

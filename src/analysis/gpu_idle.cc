@@ -45,6 +45,7 @@ struct Call {
   int64_t start;
   int64_t end;
   ApiRole role;
+  bool copy;  // a copy or memset call (a synchronous one is kSync)
 };
 
 // One thread's calls by start, with the running maximum of their ends: the
@@ -84,7 +85,9 @@ void charge(ApiRole role, int64_t length, IdleCauses& idle) {
 
 // The time in [from, to) charged by the role of the strongest call of
 // `thread` covering it; what no call covers is the thread's own code.
-void charge_by_activity(const ThreadCalls& thread, int64_t from, int64_t to, IdleCauses& idle) {
+void charge_by_activity(int64_t tid, const ThreadCalls& thread, int64_t from, int64_t to,
+                        GpuIdle& out) {
+  IdleCauses& idle = out.idle;
   if (from >= to) return;
   const auto& calls = thread.calls;
   const size_t first = static_cast<size_t>(
@@ -106,29 +109,41 @@ void charge_by_activity(const ThreadCalls& thread, int64_t from, int64_t to, Idl
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     const int64_t a = cuts[i], b = cuts[i + 1];
     size_t best = kRolePriority.size();
+    bool sync_copy = false;
     for (const Call* c : overlapping) {
       if (c->start > a || c->end < b) continue;
       const size_t rank = static_cast<size_t>(
           std::find(kRolePriority.begin(), kRolePriority.end(), c->role) - kRolePriority.begin());
       best = std::min(best, rank);
+      sync_copy = sync_copy || (c->role == ApiRole::kSync && c->copy);
     }
     if (best == kRolePriority.size()) {
       idle.host_ns += b - a;
+      if (!out.host_intervals.empty() && out.host_intervals.back().global_tid == tid &&
+          out.host_intervals.back().end == a) {
+        out.host_intervals.back().end = b;
+      } else {
+        out.host_intervals.push_back({tid, a, b});
+      }
     } else {
       charge(kRolePriority[best], b - a, idle);
+      if (kRolePriority[best] == ApiRole::kSync && sync_copy) idle.copy_sync_ns += b - a;
     }
   }
 }
 
 }  // namespace
 
+bool is_copy_call(std::string_view name) {
+  return starts_with(name, "cudaMemcpy") || starts_with(name, "cuMemcpy") ||
+         starts_with(name, "cudaMemset") || starts_with(name, "cuMemset");
+}
+
 ApiRole api_role(std::string_view name) {
   // CUPTI names carry a version suffix (cudaMemcpy_v3020); the checks below
   // look at prefixes and parts, which the suffix does not change.
   if (contains(name, "Synchronize")) return ApiRole::kSync;
-  const bool copy_or_set = starts_with(name, "cudaMemcpy") || starts_with(name, "cuMemcpy") ||
-                           starts_with(name, "cudaMemset") || starts_with(name, "cuMemset");
-  if (copy_or_set) return contains(name, "Async") ? ApiRole::kLaunch : ApiRole::kSync;
+  if (is_copy_call(name)) return contains(name, "Async") ? ApiRole::kLaunch : ApiRole::kSync;
   if (contains(name, "Launch")) return ApiRole::kLaunch;
   // cudaFree and cuMemFree wait for the device (cudaFreeAsync does not).
   if ((starts_with(name, "cudaFree") || starts_with(name, "cuMemFree")) &&
@@ -187,7 +202,8 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
       issuer[{global_id::process_of(tid), api.correlation_id[i]}] = {tid, api.start[i], api.end[i]};
     }
     const std::string* name = tables.string(api.name_id[i]);
-    threads[tid].calls.push_back({api.start[i], api.end[i], api_role(name ? *name : "")});
+    const std::string_view n = name ? std::string_view(*name) : std::string_view();
+    threads[tid].calls.push_back({api.start[i], api.end[i], api_role(n), is_copy_call(n)});
   }
   for (auto& [tid, thread] : threads) thread.finish();
 
@@ -210,8 +226,26 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
       // Until the issuing call returned the host held the work back; after
       // that it was queued.
       const int64_t held_until = std::clamp(found->second.end, gap_start, gap_end);
-      charge_by_activity(threads[found->second.tid], gap_start, held_until, out.idle);
+      const IdleCauses before = out.idle;
+      const size_t intervals_before = out.host_intervals.size();
+      charge_by_activity(found->second.tid, threads[found->second.tid], gap_start, held_until,
+                         out);
       out.idle.queued_ns += gap_end - held_until;
+      // The GPU ran dry while the host waited for it: had the host not
+      // waited, it would have queued the next work ahead, so the rest of
+      // the gap (its own code, the launch) is the wait's doing too.
+      const int64_t waited = (out.idle.sync_ns - before.sync_ns) -
+                             (out.idle.copy_sync_ns - before.copy_sync_ns);
+      if (waited > 0) {
+        out.idle.after_sync_ns += (out.idle.host_ns - before.host_ns) +
+                                  (out.idle.launch_ns - before.launch_ns) +
+                                  (out.idle.other_api_ns - before.other_api_ns) +
+                                  (out.idle.queued_ns - before.queued_ns);
+        out.idle.host_after_sync_ns += out.idle.host_ns - before.host_ns;
+        for (size_t h = intervals_before; h < out.host_intervals.size(); ++h) {
+          out.host_intervals[h].after_sync = true;
+        }
+      }
     }
     busy_from = next.start;
     busy_until = next.end;

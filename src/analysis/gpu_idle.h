@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "store/gpu_tables.h"
 
@@ -35,16 +36,33 @@ enum class ApiRole {
   kOther,   // everything else (attributes, allocation, module loading, ...)
 };
 ApiRole api_role(std::string_view name);
+// cudaMemcpy*, cuMemcpy*, cudaMemset*, cuMemset*: a copy or memset call.
+bool is_copy_call(std::string_view name);
 
 struct IdleCauses {
   int64_t sync_ns = 0;          // the issuing thread was in a synchronizing call
+  int64_t copy_sync_ns = 0;     // ... part of sync_ns: the call was a synchronous copy or memset
   int64_t launch_ns = 0;        // ... in a launch or enqueue call
   int64_t other_api_ns = 0;     // ... in another recorded CUDA call
   int64_t host_ns = 0;          // ... outside recorded CUDA calls
   int64_t queued_ns = 0;        // the issuing call had returned: the work was queued
   int64_t unattributed_ns = 0;  // no issuing call found for the next activity
+  // Of the gaps in which the issuing thread first waited in a synchronizing
+  // call (not a copy): everything else in them (own code, launching, other
+  // calls, queued), which the wait exposed. Part of the fields above.
+  int64_t after_sync_ns = 0;
+  int64_t host_after_sync_ns = 0;  // ... its host_ns part
 
   int64_t host_side_ns() const { return sync_ns + launch_ns + other_api_ns + host_ns; }
+};
+
+// A stretch of a gap charged to the issuing thread's own code: where the
+// CPU layer looks for the host function that held the GPU back.
+struct HostInterval {
+  int64_t global_tid = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  bool after_sync = false;  // in a gap that began with a synchronizing call
 };
 
 struct GpuIdle {
@@ -56,6 +74,7 @@ struct GpuIdle {
   int64_t busy_ns = 0;          // union of kernels, copies and memsets in the window
   int64_t gaps = 0;             // idle gaps in the window
   IdleCauses idle;
+  std::vector<HostInterval> host_intervals;  // the parts of idle.host_ns, in time order
 
   int64_t window_ns() const { return window_end - window_start; }
   int64_t idle_ns() const { return window_ns() - busy_ns; }

@@ -134,7 +134,9 @@ GpuReport diagnosis_report(const analysis::Diagnosis& d, const std::string& sour
 
 GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string& source,
                               const GpuReportOptions& options) {
-  return diagnosis_report(analysis::diagnose_gpu_trace(tables), source,
+  analysis::DiagnosisInputs inputs;
+  inputs.gpu = &tables;
+  return diagnosis_report(analysis::diagnose(inputs), source,
                           analysis::has_launch_shapes(tables), options);
 }
 

@@ -201,6 +201,10 @@ Status load_mem_ops(Loader& loader, const char* table, bool memcpy, bool timelin
     for (const char* column : {"globalPid", "deviceId", "streamId", "correlationId"}) {
       wanted.push_back({column, false});
     }
+    if (memcpy) {
+      wanted.push_back({"srcKind", false});
+      wanted.push_back({"dstKind", false});
+    }
   }
   STRATA_ASSIGN_OR_RETURN(auto list, select_list(have, wanted, loader.name(), table));
   STRATA_ASSIGN_OR_RETURN(auto stmt,
@@ -217,6 +221,10 @@ Status load_mem_ops(Loader& loader, const char* table, bool memcpy, bool timelin
       c.device_id.push_back(sqlite3_column_int64(s, links + 1));
       c.stream_id.push_back(sqlite3_column_int64(s, links + 2));
       c.correlation_id.push_back(sqlite3_column_int64(s, links + 3));
+      if (memcpy) {
+        c.src_kind.push_back(int_or(s, links + 4, -1));
+        c.dst_kind.push_back(int_or(s, links + 5, -1));
+      }
     }
   }
   if (rc != SQLITE_DONE) return loader.fail(table);

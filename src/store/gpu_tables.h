@@ -82,8 +82,16 @@ struct MemOpColumns {
   std::vector<int64_t> device_id;
   std::vector<int64_t> stream_id;
   std::vector<int64_t> correlation_id;
+  // Copies loaded with GpuLoadOptions::timeline: srcKind and dstKind
+  // (ENUM_CUDA_MEM_KIND: 0 pageable, 1 pinned, 2 device, ...; -1 where NULL).
+  std::vector<int64_t> src_kind;
+  std::vector<int64_t> dst_kind;
   size_t size() const { return start.size(); }
 };
+
+// ENUM_CUDA_MEM_KIND's pageable host memory: a copy from or to it is staged
+// through a pinned buffer and is synchronous for the host.
+inline constexpr int64_t kMemKindPageable = 0;
 
 // NVTX_EVENTS rows of the range and domain-creation event types.
 struct NvtxColumns {

@@ -161,8 +161,10 @@ TEST(Diagnosis, ASyncAfterEveryLaunchIsTheFirstFinding) {
   EXPECT_NE(evidence.find("kernel launches: 20; synchronizing calls: 20 (1.00 per launch"),
             std::string::npos)
       << evidence;
-  // The gain bound is what it accounts for: the idle time in syncs and launches.
-  EXPECT_EQ(d.findings[0].gain_ns, d.idle.idle.sync_ns + d.idle.idle.launch_ns);
+  // The gain bound is what it accounts for: the idle time in the syncs and
+  // what those gaps held after the wait (the next launch, the queue).
+  EXPECT_EQ(d.findings[0].gain_ns, d.idle.idle.sync_ns + d.idle.idle.after_sync_ns);
+  EXPECT_EQ(d.findings[0].gain_ns, d.idle.idle_ns()) << "every gap began with a sync";
   EXPECT_TRUE(std::any_of(d.findings.begin(), d.findings.end(),
                           [](const Finding& f) { return f.rule == "kernel.small_grid"; }));
 }
@@ -176,13 +178,13 @@ TEST(Diagnosis, BackToBackKernelsOnAFullGridHaveNoFinding) {
   EXPECT_TRUE(d.findings.empty());
 }
 
-// Few syncs, kernels shorter than their launches: the other cause sentence.
+// Few syncs, kernels shorter than their launches: launch-bound.
 TEST(Diagnosis, KernelsShorterThanTheirLaunchesWithoutSyncs) {
   Builder b;
   for (int i = 0; i < 30; ++i) b.kernel(b.call(1, 20 * i, 20 * i + 18), 20 * i + 19, 20 * i + 21, 264);
   Diagnosis d = diagnose_gpu_trace(b.t);
   ASSERT_FALSE(d.findings.empty());
-  EXPECT_EQ(d.findings[0].rule, "gpu.launch_sync");
+  EXPECT_EQ(d.findings[0].rule, "gpu.launch_bound");
   EXPECT_NE(d.findings[0].cause.find("too short for their launches"), std::string::npos)
       << d.findings[0].cause;
 }
