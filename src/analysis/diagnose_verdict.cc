@@ -14,7 +14,7 @@ namespace {
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 // The verdict over the GPU timeline's findings, or why there is none.
-void judge_gpu(const Diagnosis& d, Verdict& v) {
+void judge_gpu(const Diagnosis& d, DiagnoseVerdict& v) {
   const int64_t window = d.idle.window_ns();
   if (!d.findings.empty()) {
     const Finding& top = d.findings.front();
@@ -41,7 +41,7 @@ void judge_gpu(const Diagnosis& d, Verdict& v) {
 }
 
 // The verdict of a program with no GPU activity: on the CPU, or waiting.
-void judge_host(Verdict& v) {
+void judge_host(DiagnoseVerdict& v) {
   double on_cpu = v.baseline.on_cpu;
   if (on_cpu <= 0) return;  // no successful run: nothing to judge
   const double off_cpu = std::max(0.0, 1.0 - on_cpu);
@@ -109,8 +109,8 @@ CpuFacts cpu_facts(const Profile& native) {
   return f;
 }
 
-Result<Verdict> build_verdict(const VerdictInput& in) {
-  Verdict v;
+Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
+  DiagnoseVerdict v;
   v.thresholds = in.thresholds;
   v.layers = in.layers;
   v.budget_s = in.budget_s;

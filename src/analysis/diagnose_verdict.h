@@ -64,7 +64,7 @@ struct VerdictInput {
   std::optional<double> budget_s;
 };
 
-struct Verdict {
+struct DiagnoseVerdict {
   BaselineFacts baseline;
   std::optional<CpuFacts> cpu;
   std::optional<Diagnosis> gpu;  // when the trace has any kernel, copy or memset
@@ -82,7 +82,7 @@ struct Verdict {
 };
 
 // Errors: --range names no range in the trace (the message names it).
-Result<Verdict> build_verdict(const VerdictInput& input);
+Result<DiagnoseVerdict> build_verdict(const VerdictInput& input);
 
 // Whether the GPU timeline already explains the time, so that the kernel
 // metrics need not run: a timeline finding accounts for at least min_share

@@ -175,7 +175,7 @@ std::string baseline_line(const analysis::BaselineFacts& b) {
   return line;
 }
 
-std::vector<std::string> startup_lines(const analysis::Verdict& v) {
+std::vector<std::string> startup_lines(const analysis::DiagnoseVerdict& v) {
   std::vector<std::string> lines;
   if (v.cpu && v.cpu->import_ns > 0) {
     std::string parts;
@@ -193,7 +193,7 @@ std::string layer_line(const store::DiagnoseLayerRow& l) {
                      l.ran && l.elapsed_ns > 0 ? " (" + short_duration(l.elapsed_ns) + ")" : "");
 }
 
-std::string render_text(const analysis::Verdict& v, const std::string& source) {
+std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& source) {
   std::string out = "strata diagnose: " + printable(source) + "\n\n";
   out += baseline_line(v.baseline) + "\n";
   for (const auto& line : startup_lines(v)) out += line + "\n";
@@ -230,7 +230,7 @@ std::string render_text(const analysis::Verdict& v, const std::string& source) {
   return out;
 }
 
-std::string render_json(const analysis::Verdict& v, const std::string& source) {
+std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& source) {
   using json = nlohmann::ordered_json;
   json o;
   o["source"] = source;
@@ -327,7 +327,7 @@ std::string render_json(const analysis::Verdict& v, const std::string& source) {
 
 }  // namespace
 
-std::string render_verdict(const analysis::Verdict& verdict, const std::string& source,
+std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,
                            Format format) {
   return format == Format::kJson ? render_json(verdict, source) : render_text(verdict, source);
 }

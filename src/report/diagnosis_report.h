@@ -27,7 +27,7 @@ GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string&
 // diagnosis above with its findings, and the verdict line; `source` is the
 // trace file the "again" commands name. Table: text for people; JSON: one
 // object (docs/diagnose.md has its keys). CSV is refused by the caller.
-std::string render_verdict(const analysis::Verdict& verdict, const std::string& source,
+std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,
                            Format format);
 
 }  // namespace strata::report
