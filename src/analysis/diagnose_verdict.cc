@@ -45,21 +45,24 @@ void judge_host(DiagnoseVerdict& v) {
   double on_cpu = v.baseline.on_cpu;
   if (on_cpu <= 0) return;  // no successful run: nothing to judge
   const double off_cpu = std::max(0.0, 1.0 - on_cpu);
-  if (off_cpu >= v.thresholds.min_share && off_cpu > std::min(on_cpu, 1.0)) {
-    v.explained_by = "off-cpu";
-    v.verdict = fmt::format(
-        "the program waits off the CPU {:.0f} % of its wall time (sleep, I/O, locks, a "
-        "child process): no profile of its code can explain that time",
-        100 * off_cpu);
-    return;
-  }
-  v.explained_by = "cpu";
   std::string hottest;
   if (v.cpu && !v.cpu->hottest.empty()) {
     const SelfShare& h = v.cpu->hottest.front();
     hottest = fmt::format("; hottest function {} ({:.1f} % of samples, self)", h.label,
                           100 * h.share);
   }
+  if (off_cpu >= v.thresholds.min_share && off_cpu > std::min(on_cpu, 1.0)) {
+    // Wall and CPU time cannot tell a wait the program chose from one for a
+    // CPU on an oversubscribed machine: both are named.
+    v.explained_by = "off-cpu";
+    v.verdict = fmt::format(
+        "the program is off the CPU {:.0f} % of its wall time (sleep, I/O, locks, a child "
+        "process, or waiting for a CPU on a busy machine): no profile of its code explains "
+        "that time{}",
+        100 * off_cpu, hottest.empty() ? "" : "; on the CPU" + hottest);
+    return;
+  }
+  v.explained_by = "cpu";
   v.verdict = fmt::format(
       "the time is on the CPU ({:.0f} % of wall time){}: fix the host code; no GPU layer "
       "has work to look at",
