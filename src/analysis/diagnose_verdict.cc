@@ -48,8 +48,7 @@ void judge_host(DiagnoseVerdict& v) {
   std::string hottest;
   if (v.cpu && !v.cpu->hottest.empty()) {
     const SelfShare& h = v.cpu->hottest.front();
-    hottest = fmt::format("; hottest function {} ({:.1f} % of samples, self)", h.label,
-                          100 * h.share);
+    hottest = fmt::format("{} ({:.1f} % of samples, self)", h.label, 100 * h.share);
   }
   if (off_cpu >= v.thresholds.min_share && off_cpu > std::min(on_cpu, 1.0)) {
     // Wall and CPU time cannot tell a wait the program chose from one for a
@@ -59,14 +58,14 @@ void judge_host(DiagnoseVerdict& v) {
         "the program is off the CPU {:.0f} % of its wall time (sleep, I/O, locks, a child "
         "process, or waiting for a CPU on a busy machine): no profile of its code explains "
         "that time{}",
-        100 * off_cpu, hottest.empty() ? "" : "; on the CPU" + hottest);
+        100 * off_cpu, hottest.empty() ? "" : "; on the CPU, its hottest function is " + hottest);
     return;
   }
   v.explained_by = "cpu";
   v.verdict = fmt::format(
       "the time is on the CPU ({:.0f} % of wall time){}: fix the host code; no GPU layer "
       "has work to look at",
-      100 * std::min(on_cpu, 1.0), hottest);
+      100 * std::min(on_cpu, 1.0), hottest.empty() ? "" : "; hottest function " + hottest);
 }
 
 }  // namespace
