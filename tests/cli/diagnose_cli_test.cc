@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "cli_runner.h"
 #include "store/diagnose_rows.h"
@@ -155,6 +156,30 @@ TEST(DiagnoseCli, RangeThatNamesNothingExits2AndKeepsTheTrace) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--range 'step': the trace has no NVTX range"), std::string::npos) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "d.sqlite"));
+}
+
+// A damaged setting in the trace is one line naming the file and table, exit
+// 2, never a verdict judged by a threshold other than the one stored.
+TEST(DiagnoseCli, DamagedStoredSettingIsAnInputError) {
+  ScratchDir dir;
+  const auto copy = dir.path() / "d.sqlite";
+  std::filesystem::copy_file(
+      std::filesystem::path(STRATA_TEST_DATA) / "diagnose-cpu_hotspot-slow" / "trace.sqlite", copy);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(copy.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE strata_diagnose_settings SET value = 'abc' WHERE name = "
+                         "'min_share'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto r = run_strata("report d.sqlite --report diagnosis", dir.path());
+  EXPECT_EQ(r.status, 2);
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_EQ(r.err_lines()[0],
+            "strata: d.sqlite: strata_diagnose_settings: 'min_share=abc': the value is not a "
+            "number");
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace
