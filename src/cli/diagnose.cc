@@ -126,6 +126,7 @@ int run_diagnose(const DiagnoseOptions& opt) {
   std::optional<Recording> recording;
   const double record_cost = kRecordedRunCost * seconds(slowest);
   int error_status = kExitFailed;
+  bool record_failed = false;  // the recorded run could not run (the baseline is still written)
   if (forwarder.received()) {
     for (const char* name : {"cpu", "timeline", "ops", "kernels"}) {
       layers.push_back({name, false, "strata was interrupted", 0});
@@ -147,6 +148,7 @@ int run_diagnose(const DiagnoseOptions& opt) {
     if (!recorded) {
       std::fprintf(stderr, "strata: %s\n", printable(recorded.error().message).c_str());
       if (error_status == kExitCannotStart) return kExitCannotStart;
+      record_failed = true;
       for (const char* name : {"cpu", "timeline", "ops", "kernels"}) {
         layers.push_back({name, false, "the recorded run failed: " + recorded.error().message, 0});
       }
@@ -185,7 +187,7 @@ int run_diagnose(const DiagnoseOptions& opt) {
   // The target's failure is the answer first: its status, as strata trace.
   if (recording && recording->target.shell_status() != 0) return recording->target.shell_status();
   if (printed != kExitOk) return printed;
-  return baseline.any_failed ? kExitFailed : kExitOk;
+  return baseline.any_failed || record_failed ? kExitFailed : kExitOk;
 }
 
 }  // namespace
