@@ -4,7 +4,8 @@
 // through: the run, table counts, counters, export metadata, bench runs,
 // the CPU profile, profiled launches and kernels seen, the rank rows, and
 // the GPU tables under each load option, each fed on to the reports and
-// exports built from it, and strata compare's comparison of what it holds.
+// exports built from it, strata compare's comparison of what it holds, and
+// strata diagnose's verdict as `strata report --report diagnosis` builds it.
 // Errors are fine (a damaged file is a one-line error); crashes and
 // sanitizer findings are not.
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <string>
 
 #include "analysis/compare.h"
+#include "analysis/diagnose_thresholds.h"
+#include "analysis/diagnose_verdict.h"
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/cpu_pstats.h"
 #include "analysis/kernel_profile.h"
@@ -24,9 +27,11 @@
 #include "report/bench_report.h"
 #include "report/compare_report.h"
 #include "report/cpu_report.h"
+#include "report/diagnosis_report.h"
 #include "report/kernel_report.h"
 #include "report/registry.h"
 #include "store/cpu_profile_rows.h"
+#include "store/diagnose_rows.h"
 #include "store/gpu_tables.h"
 #include "store/kernel_metric_rows.h"
 #include "store/rank_rows.h"
@@ -129,6 +134,38 @@ void compared(const store::TraceReader& reader) {
                                   report::Format::kJson);
 }
 
+// strata diagnose's verdict from what the file holds (cli/diagnose_print.cc's
+// loading, with the stored settings and a --range over whatever it names).
+void diagnosed(const store::TraceReader& reader) {
+  auto record = store::read_diagnose_record(reader);
+  if (!record) return;
+  analysis::VerdictInput in;
+  in.layers = record->layers;
+  for (const auto& [name, value] : record->settings) {
+    if (name == "range") {
+      in.range = value;
+    } else {
+      (void)analysis::set_threshold(in.thresholds, name, value);
+    }
+  }
+  if (auto runs = reader.bench_runs()) in.bench = std::move(runs).value();
+  if (auto rows = store::read_cpu_profile(reader); rows && rows->has_value()) {
+    in.cpu = analysis::from_rows(**rows);
+  }
+  store::GpuLoadOptions load;
+  load.timeline = true;
+  if (auto tables = store::load_gpu_tables(reader.handle(), reader.path(), load)) {
+    in.gpu = std::move(tables).value();
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    if (auto verdict = analysis::build_verdict(in)) {
+      (void)report::render_verdict(*verdict, reader.path(), report::Format::kTable);
+      (void)report::render_verdict(*verdict, reader.path(), report::Format::kJson);
+    }
+    in.range = "fuzz";  // and once restricted to a range (found or not)
+  }
+}
+
 void ranks(const std::string& path) {
   auto file = store::load_rank_file(path);
   if (!file) return;
@@ -148,6 +185,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto reader = store::TraceReader::open(path)) {
     reports_and_exports(*reader);
     compared(*reader);
+    diagnosed(*reader);
   }
   ranks(path);
   return 0;

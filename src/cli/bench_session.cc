@@ -13,6 +13,68 @@
 
 namespace strata::cli {
 
+MeasuredRuns measure_runs(const std::vector<std::pair<std::string, std::vector<std::string>>>& commands,
+                          const BenchSessionOptions& opt, SignalForwarder& forwarder,
+                          const std::function<bool()>& stop_early) {
+  MeasuredRuns measured;
+  std::vector<store::BenchRun>& runs = measured.runs;
+  bool& any_failed = measured.any_failed;
+  bool& started = measured.started;
+  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv, int iteration,
+                      bool warmup) -> Result<Ok> {
+    store::BenchRun run;
+    run.label = label;
+    run.command = argv;
+    run.iteration = iteration;
+    run.warmup = warmup;
+    ProcessOptions po;
+    po.output = opt.quiet ? OutputMode::kDiscard : OutputMode::kInherit;
+    if (!opt.metrics.empty()) {
+      po.output = OutputMode::kCapture;
+      po.echo_captured = !opt.quiet;
+      po.discard_stderr = opt.quiet;
+      po.on_stdout_line = [&](std::string_view line) {
+        for (const auto& key : opt.metrics) {
+          if (auto v = analysis::find_metric(line, key)) run.metrics.emplace_back(key, *v);
+        }
+      };
+    }
+    po.on_child = [&](int pid) { forwarder.set_child(pid); };
+    STRATA_ASSIGN_OR_RETURN(ProcessResult result, run_process(argv, po));
+    run.wall_ns = result.wall_ns;
+    run.user_ns = result.user_ns;
+    run.sys_ns = result.sys_ns;
+    run.max_rss_kb = result.max_rss_kb;
+    run.exit_status = result.exit_status;
+    run.signal = result.signal;
+    if (!result.succeeded()) {
+      any_failed = true;
+      std::fprintf(stderr, "strata: %s %s %d %s\n", label.c_str(), warmup ? "warm-up" : "run",
+                   iteration + 1, describe_termination(result).c_str());
+    }
+    runs.push_back(std::move(run));
+    return Ok{};
+  };
+
+  for (int phase = 0; phase < 2 && started && !forwarder.received(); ++phase) {
+    bool warmup = phase == 0;
+    int count = warmup ? opt.warmups : opt.runs;
+    for (int i = 0; i < count && !forwarder.received() && !(stop_early && stop_early()); ++i) {
+      for (const auto& [label, argv] : commands) {
+        auto ok = run_once(label, argv, i, warmup);
+        if (!ok) {
+          std::fprintf(stderr, "strata: %s\n", ok.error().message.c_str());
+          started = false;
+          break;
+        }
+        if (forwarder.received()) break;
+      }
+      if (!started) break;
+    }
+  }
+  return measured;
+}
+
 int run_bench_session(const BenchSessionOptions& opt, const BenchReporter& report) {
   if (opt.command.empty()) {
     std::fprintf(stderr, "strata: %s needs a command: strata %s [options] -- CMD [ARGS...]\n",
@@ -62,61 +124,10 @@ int run_bench_session(const BenchSessionOptions& opt, const BenchReporter& repor
   store::TraceWriter& writer = trace->writer;
   store::RunInfo& info = trace->info;
 
-  std::vector<store::BenchRun> runs;
-  bool any_failed = false;
-  auto run_once = [&](const std::string& label, const std::vector<std::string>& argv, int iteration,
-                      bool warmup) -> Result<Ok> {
-    store::BenchRun run;
-    run.label = label;
-    run.command = argv;
-    run.iteration = iteration;
-    run.warmup = warmup;
-    ProcessOptions po;
-    po.output = opt.quiet ? OutputMode::kDiscard : OutputMode::kInherit;
-    if (!opt.metrics.empty()) {
-      po.output = OutputMode::kCapture;
-      po.echo_captured = !opt.quiet;
-      po.discard_stderr = opt.quiet;
-      po.on_stdout_line = [&](std::string_view line) {
-        for (const auto& key : opt.metrics) {
-          if (auto v = analysis::find_metric(line, key)) run.metrics.emplace_back(key, *v);
-        }
-      };
-    }
-    po.on_child = [&](int pid) { forwarder.set_child(pid); };
-    STRATA_ASSIGN_OR_RETURN(ProcessResult result, run_process(argv, po));
-    run.wall_ns = result.wall_ns;
-    run.user_ns = result.user_ns;
-    run.sys_ns = result.sys_ns;
-    run.max_rss_kb = result.max_rss_kb;
-    run.exit_status = result.exit_status;
-    run.signal = result.signal;
-    if (!result.succeeded()) {
-      any_failed = true;
-      std::fprintf(stderr, "strata: %s %s %d %s\n", label.c_str(), warmup ? "warm-up" : "run",
-                   iteration + 1, describe_termination(result).c_str());
-    }
-    runs.push_back(std::move(run));
-    return Ok{};
-  };
-
-  bool started = true;
-  for (int phase = 0; phase < 2 && started && !forwarder.received(); ++phase) {
-    bool warmup = phase == 0;
-    int count = warmup ? opt.warmups : opt.runs;
-    for (int i = 0; i < count && !forwarder.received(); ++i) {
-      for (const auto& [label, argv] : commands) {
-        auto ok = run_once(label, argv, i, warmup);
-        if (!ok) {
-          std::fprintf(stderr, "strata: %s\n", ok.error().message.c_str());
-          started = false;
-          break;
-        }
-        if (forwarder.received()) break;
-      }
-      if (!started) break;
-    }
-  }
+  MeasuredRuns measured = measure_runs(commands, opt, forwarder);
+  std::vector<store::BenchRun>& runs = measured.runs;
+  const bool started = measured.started;
+  const bool any_failed = measured.any_failed;
   if (!started && runs.empty()) return kExitCannotStart;
 
   info.end_ns = realtime_ns();

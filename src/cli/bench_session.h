@@ -9,8 +9,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/signal_forwarder.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
@@ -27,6 +29,21 @@ struct BenchSessionOptions {
   // strata_run's verb; the default trace name is strata-VERBN.sqlite.
   std::string verb = "bench";
 };
+
+// The runs of `commands` (label, argv), interleaved, warm-ups first, as
+// options' runs, warmups, quiet and metrics say; stops after a signal
+// `forwarder` received, and before each iteration where `stop_early` (may
+// be empty) says so (strata diagnose's --budget). A run that failed is
+// named on stderr; a command that could not start stops the loop.
+struct MeasuredRuns {
+  std::vector<store::BenchRun> runs;  // in the order they ran
+  bool any_failed = false;
+  bool started = true;  // false: a command could not start
+};
+MeasuredRuns measure_runs(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& commands,
+    const BenchSessionOptions& options, SignalForwarder& forwarder,
+    const std::function<bool()>& stop_early = {});
 
 // Prints the report of the runs (every run, warm-ups and failures too, in
 // the order they ran) and returns the status the verb exits with when

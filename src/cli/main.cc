@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   add(add_kernels);
   add(add_report);
   add(add_compare);
+  add(add_diagnose);
   add(add_export);
   add(add_info);
   add(add_occupancy);

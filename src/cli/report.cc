@@ -19,6 +19,7 @@
 #include "analysis/recorded_bench.h"
 #include "analysis/torch_op_table.h"
 #include "cli/cpu_flags.h"
+#include "cli/diagnose_print.h"
 #include "cli/gpu_report_print.h"
 #include "cli/kernel_report_print.h"
 #include "cli/verbs.h"
@@ -67,6 +68,20 @@ int run_report(const ReportOptions& given) {
   // "kernels" picks the kernel sections of `strata kernels`; the other names
   // are GPU reports. Without --report, a trace with profiled launches prints them.
   ReportOptions opt = given;
+  // A trace strata diagnose wrote: `--report diagnosis` is its whole verdict
+  // again (diagnose_print.h), not the GPU timeline's findings alone. CSV has
+  // no verdict shape: the GPU report's rows, as for any trace.
+  if (std::find(opt.reports.begin(), opt.reports.end(), "diagnosis") != opt.reports.end() &&
+      *format != report::Format::kCsv) {
+    auto diagnosed = is_diagnose_trace(*reader);
+    if (!diagnosed) return print_usage_error(printable(diagnosed.error().message));
+    if (*diagnosed) {
+      int status = print_diagnose_verdict(opt.file, *format);
+      std::erase(opt.reports, std::string("diagnosis"));
+      if (status != kExitOk || opt.reports.empty()) return status;
+      std::fputs("\n", stdout);
+    }
+  }
   // op_sum of a trace with PyTorch ops is torch.profiler's table, built from
   // strata_torch_ops rather than the GPU tables' NVTX ranges; it is one of
   // the default reports too, so a trace of a PyTorch program without CUDA

@@ -42,6 +42,7 @@ VerbRunner add_trace(CLI::App& app);
 VerbRunner add_kernels(CLI::App& app);
 VerbRunner add_report(CLI::App& app);
 VerbRunner add_compare(CLI::App& app);
+VerbRunner add_diagnose(CLI::App& app);
 VerbRunner add_export(CLI::App& app);
 VerbRunner add_info(CLI::App& app);
 VerbRunner add_occupancy(CLI::App& app);

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/diagnose_thresholds.h"
+
 #include "common/strings.h"
 
 namespace strata::report {
@@ -138,6 +142,196 @@ GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string&
   inputs.gpu = &tables;
   return diagnosis_report(analysis::diagnose(inputs), source,
                           analysis::has_launch_shapes(tables), options);
+}
+
+}  // namespace strata::report
+
+// ---- strata diagnose's verdict --------------------------------------------
+
+namespace strata::report {
+namespace {
+
+using analysis::short_duration;
+
+nlohmann::ordered_json summary_json(const std::optional<analysis::Summary>& s) {
+  if (!s) return nullptr;
+  return {{"count", s->count},          {"min", s->min},   {"median", s->median},
+          {"max", s->max},              {"mean", s->mean}, {"stddev", s->stddev}};
+}
+
+std::string baseline_line(const analysis::BaselineFacts& b) {
+  if (!b.wall_ns) {
+    return fmt::format("Baseline: {} measured run{}, none succeeded", b.runs,
+                       b.runs == 1 ? "" : "s");
+  }
+  const auto& w = *b.wall_ns;
+  std::string line = fmt::format(
+      "Baseline: {} of {} runs succeeded; wall median {} (min {}, max {}, spread {:.1f} %)",
+      b.succeeded, b.runs, short_duration(static_cast<int64_t>(w.median)),
+      short_duration(static_cast<int64_t>(w.min)), short_duration(static_cast<int64_t>(w.max)),
+      100 * b.wall_cv);
+  if (b.cpu_ns) {
+    line += fmt::format("; CPU time (user+sys) median {}, {:.0f} % of wall",
+                        short_duration(static_cast<int64_t>(b.cpu_ns->median)), 100 * b.on_cpu);
+  }
+  return line;
+}
+
+std::vector<std::string> startup_lines(const analysis::DiagnoseVerdict& v) {
+  std::vector<std::string> lines;
+  if (v.cpu && v.cpu->import_ns > 0) {
+    std::string parts;
+    for (const auto& [module, ns] : v.cpu->heaviest_imports) {
+      parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", module, short_duration(ns));
+    }
+    lines.push_back(fmt::format("Start-up: Python imports {}{}{}", short_duration(v.cpu->import_ns),
+                                parts.empty() ? "" : "; heaviest: ", parts));
+  }
+  return lines;  // CUDA start-up is the GPU diagnosis' header line
+}
+
+std::string layer_line(const store::DiagnoseLayerRow& l) {
+  return fmt::format("  {:<9} {:<8} {}{}", l.layer, l.ran ? "ran" : "skipped", printable(l.reason),
+                     l.ran && l.elapsed_ns > 0 ? " (" + short_duration(l.elapsed_ns) + ")" : "");
+}
+
+std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& source) {
+  std::string out = "strata diagnose: " + printable(source) + "\n\n";
+  out += baseline_line(v.baseline) + "\n";
+  for (const auto& line : startup_lines(v)) out += line + "\n";
+  if (v.range) {
+    out += fmt::format("Range: '{}', {} instance{} spanning {}; everything below is inside it\n",
+                       printable(*v.range), v.range_span->instances,
+                       v.range_span->instances == 1 ? "" : "s",
+                       short_duration(v.range_span->end - v.range_span->start));
+  }
+  if (v.cpu && !v.cpu->hottest.empty()) {
+    std::string hot;
+    for (const auto& h : v.cpu->hottest) {
+      hot += (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
+    }
+    out += fmt::format("CPU: {} samples; hottest (self): {}\n", v.cpu->samples, hot);
+  }
+  out += "Layers:\n";
+  for (const auto& l : v.layers) out += layer_line(l) + "\n";
+  if (v.budget_s) out += fmt::format("  (budget {:g} s)\n", *v.budget_s);
+  if (v.gpu) {
+    GpuReportOptions options;
+    out += "\n" + render_gpu_report(diagnosis_report(*v.gpu, source, v.shapes_known, options),
+                                    Format::kTable);
+  }
+  const std::string again = "strata report " + shell_quote(source);
+  out += "\nVerdict: " + printable(v.verdict) + "\n";
+  if (v.explained_by == "cpu" || v.explained_by == "off-cpu") {
+    out += "   again:    " + printable(again) + " (the CPU profile)\n";
+  } else if (v.explained_by == "kernels" && !v.findings.empty()) {
+    // the finding's own "again" line says where
+  } else if (v.explained_by == "kernels") {
+    out += "   again:    " + printable(again + " --report kernels") + "\n";
+  }
+  return out;
+}
+
+std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& source) {
+  using json = nlohmann::ordered_json;
+  json o;
+  o["source"] = source;
+  const auto& b = v.baseline;
+  o["baseline"] = {{"runs", b.runs},
+                   {"succeeded", b.succeeded},
+                   {"wall_ns", summary_json(b.wall_ns)},
+                   {"cpu_ns", summary_json(b.cpu_ns)},
+                   {"wall_cv", b.wall_cv},
+                   {"on_cpu", b.on_cpu}};
+  json startup = json::object();
+  startup["cuda_ns"] = v.gpu ? json(v.gpu->startup_ns) : json(nullptr);
+  json parts = json::array();
+  if (v.gpu) {
+    for (const auto& p : v.gpu->startup_parts) {
+      parts.push_back({{"name", p.name}, {"total_ns", p.total_ns}, {"calls", p.calls}});
+    }
+  }
+  startup["cuda_parts"] = parts;
+  startup["python_imports_ns"] = v.cpu ? json(v.cpu->import_ns) : json(nullptr);
+  json imports = json::array();
+  if (v.cpu) {
+    for (const auto& [module, ns] : v.cpu->heaviest_imports) {
+      imports.push_back({{"module", module}, {"cumulative_ns", ns}});
+    }
+  }
+  startup["heaviest_imports"] = imports;
+  o["startup"] = startup;
+  if (v.gpu) {
+    const auto& i = v.gpu->idle;
+    o["window"] = {{"start_ns", i.window_start},
+                   {"end_ns", i.window_end},
+                   {"duration_ns", i.window_ns()},
+                   {"busy_ns", i.busy_ns},
+                   {"gaps", i.gaps},
+                   {"idle",
+                    {{"sync_ns", i.idle.sync_ns},
+                     {"launch_ns", i.idle.launch_ns},
+                     {"other_api_ns", i.idle.other_api_ns},
+                     {"host_ns", i.idle.host_ns},
+                     {"queued_ns", i.idle.queued_ns},
+                     {"unattributed_ns", i.idle.unattributed_ns}}}};
+  } else {
+    o["window"] = nullptr;
+  }
+  if (v.range) {
+    o["range"] = {{"name", *v.range},
+                  {"start_ns", v.range_span->start},
+                  {"end_ns", v.range_span->end},
+                  {"instances", v.range_span->instances}};
+  } else {
+    o["range"] = nullptr;
+  }
+  if (v.cpu) {
+    json hot = json::array();
+    for (const auto& h : v.cpu->hottest) {
+      hot.push_back({{"function", h.label}, {"self_share", h.share}});
+    }
+    o["cpu"] = {{"samples", v.cpu->samples}, {"hottest", hot}};
+  } else {
+    o["cpu"] = nullptr;
+  }
+  o["verdict"] = {{"explained_by", v.explained_by.empty() ? json(nullptr) : json(v.explained_by)},
+                  {"text", v.verdict}};
+  json findings = json::array();
+  const std::string again = "strata report " + shell_quote(source) + " ";
+  const int64_t window = v.gpu ? v.gpu->idle.window_ns() : 0;
+  int rank = 0;
+  for (const auto& f : v.findings) {
+    findings.push_back(
+        {{"rank", ++rank},
+         {"rule", f.rule},
+         {"layer", f.layer == analysis::FindingLayer::kKernel ? "kernel" : "timeline"},
+         {"cause", f.cause},
+         {"evidence", f.evidence},
+         {"gain_ns", f.gain_ns},
+         {"window_share", window > 0 ? static_cast<double>(f.gain_ns) / window : 0.0},
+         {"try", f.try_this},
+         {"show_again", again + f.show_again}});
+  }
+  o["findings"] = findings;
+  json layers = json::array();
+  for (const auto& l : v.layers) {
+    layers.push_back(
+        {{"layer", l.layer}, {"ran", l.ran}, {"reason", l.reason}, {"elapsed_ns", l.elapsed_ns}});
+  }
+  o["layers"] = layers;
+  o["budget_s"] = v.budget_s ? json(*v.budget_s) : json(nullptr);
+  json thresholds = json::object();
+  for (const auto& n : analysis::threshold_names()) thresholds[n.name] = v.thresholds.*(n.field);
+  o["thresholds"] = thresholds;
+  return o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,
+                           Format format) {
+  return format == Format::kJson ? render_json(verdict, source) : render_text(verdict, source);
 }
 
 }  // namespace strata::report

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "analysis/diagnose_verdict.h"
 #include "analysis/diagnosis.h"
 #include "report/gpu_reports.h"
 
@@ -20,5 +21,13 @@ GpuReport diagnosis_report(const analysis::Diagnosis& diagnosis, const std::stri
 // The registry's entry point: diagnoses `tables` (loaded with the timeline).
 GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string& source,
                               const GpuReportOptions& options);
+
+// `strata diagnose`'s whole verdict (analysis/diagnose_verdict.h): the
+// baseline, start-up, the layers that ran or were skipped and why, the GPU
+// diagnosis above with its findings, and the verdict line; `source` is the
+// trace file the "again" commands name. Table: text for people; JSON: one
+// object (docs/diagnose.md has its keys). CSV is refused by the caller.
+std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,
+                           Format format);
 
 }  // namespace strata::report

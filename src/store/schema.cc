@@ -269,7 +269,7 @@ const std::array<std::string, 22>& nsys_table_texts() {
 // strata's own tables. Times are ns; "global_tid"/"global_pid" use nsys's
 // serialized GlobalId encoding (pid in bits 24..47) so they join with
 // ThreadNames/PROCESSES; *_id columns naming text are StringIds ids.
-constexpr std::array<std::string_view, 17> kStrataTables = {
+constexpr std::array<std::string_view, 19> kStrataTables = {
     // One row: what was run, by which strata, with which outcome.
     R"sql(CREATE TABLE strata_run (
     id                INTEGER   NOT NULL   PRIMARY KEY   CHECK (id = 1),
@@ -450,6 +450,21 @@ constexpr std::array<std::string_view, 17> kStrataTables = {
     clock_monotonic_ns INTEGER  NOT NULL,   -- CLOCK_MONOTONIC at the moment ...
     clock_realtime_ns INTEGER   NOT NULL,   -- ... CLOCK_REALTIME read this value
     clock_error_ns    INTEGER   NOT NULL    -- bound on how far apart the two readings are
+);)sql",
+    // strata diagnose (issue 19): the layers it considered, in order, ran or
+    // skipped and why, and the settings its verdict was judged by, so that
+    // `strata report --report diagnosis` prints the same verdict again.
+    // New tables within schema v1, as strata_ranks.
+    R"sql(CREATE TABLE strata_diagnose_layers (
+    position          INTEGER   NOT NULL,   -- 0, 1, ...: the order the layers were considered
+    layer             TEXT      NOT NULL,   -- baseline, cpu, timeline, ops, kernels
+    ran               INTEGER   NOT NULL,   -- 1 ran, 0 skipped
+    reason            TEXT      NOT NULL,   -- why it ran or was skipped, one sentence
+    elapsed_ns        INTEGER   NOT NULL    -- wall time the layer's runs took (0 when skipped)
+);)sql",
+    R"sql(CREATE TABLE strata_diagnose_settings (
+    name              TEXT      NOT NULL,   -- budget_s, range, or a threshold name (min_share, ...)
+    value             TEXT      NOT NULL
 );)sql",
 };
 

@@ -1,0 +1,176 @@
+#include "analysis/diagnose_verdict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/python_imports.h"
+#include "analysis/python_view.h"
+
+namespace strata::analysis {
+namespace {
+
+double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+// The verdict over the GPU timeline's findings, or why there is none.
+void judge_gpu(const Diagnosis& d, DiagnoseVerdict& v) {
+  const int64_t window = d.idle.window_ns();
+  if (!d.findings.empty()) {
+    const Finding& top = d.findings.front();
+    v.explained_by = top.layer == FindingLayer::kKernel ? "kernels" : "timeline";
+    v.verdict = fmt::format("{} could save up to {} ({:.0f} % of the {} work window): {}",
+                            top.rule, short_duration(top.gain_ns),
+                            percent(static_cast<double>(top.gain_ns), static_cast<double>(window)),
+                            short_duration(window), top.cause);
+    return;
+  }
+  const double busy = percent(static_cast<double>(d.idle.busy_ns), static_cast<double>(window));
+  if (busy >= 100.0 * (1.0 - d.thresholds.min_share)) {
+    v.explained_by = "kernels";
+    v.verdict = fmt::format(
+        "no bottleneck in the GPU timeline: the GPU is busy {:.1f} % of the {} work window, so "
+        "the time is in the kernels themselves (their metrics are the next layer)",
+        busy, short_duration(window));
+    return;
+  }
+  v.verdict = fmt::format(
+      "no single cause accounts for {:.0f} % of the {} work window (GPU busy {:.1f} %); the idle "
+      "breakdown above says where the rest went",
+      100 * d.thresholds.min_share, short_duration(window), busy);
+}
+
+// The verdict of a program with no GPU activity: on the CPU, or waiting.
+void judge_host(DiagnoseVerdict& v) {
+  double on_cpu = v.baseline.on_cpu;
+  if (on_cpu <= 0) return;  // no successful run: nothing to judge
+  const double off_cpu = std::max(0.0, 1.0 - on_cpu);
+  std::string hottest;
+  if (v.cpu && !v.cpu->hottest.empty()) {
+    const SelfShare& h = v.cpu->hottest.front();
+    hottest = fmt::format("{} ({:.1f} % of samples, self)", h.label, 100 * h.share);
+  }
+  if (off_cpu >= v.thresholds.min_share && off_cpu > std::min(on_cpu, 1.0)) {
+    // Wall and CPU time cannot tell a wait the program chose from one for a
+    // CPU on an oversubscribed machine: both are named.
+    v.explained_by = "off-cpu";
+    v.verdict = fmt::format(
+        "the program is off the CPU {:.0f} % of its wall time (sleep, I/O, locks, a child "
+        "process, or waiting for a CPU on a busy machine): no profile of its code explains "
+        "that time{}",
+        100 * off_cpu, hottest.empty() ? "" : "; on the CPU, its hottest function is " + hottest);
+    return;
+  }
+  v.explained_by = "cpu";
+  v.verdict = fmt::format(
+      "the time is on the CPU ({:.0f} % of wall time){}: fix the host code; no GPU layer "
+      "has work to look at",
+      100 * std::min(on_cpu, 1.0), hottest.empty() ? "" : "; hottest function " + hottest);
+}
+
+}  // namespace
+
+BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
+  BaselineFacts f;
+  std::vector<double> wall, cpu;
+  for (const auto& r : runs) {
+    if (r.warmup) continue;
+    ++f.runs;
+    if (r.signal || r.exit_status.value_or(1) != 0) continue;
+    ++f.succeeded;
+    wall.push_back(static_cast<double>(r.wall_ns));
+    cpu.push_back(static_cast<double>(r.user_ns + r.sys_ns));
+  }
+  f.wall_ns = summarize(wall);
+  f.cpu_ns = summarize(cpu);
+  if (f.wall_ns && f.wall_ns->mean > 0) f.wall_cv = f.wall_ns->stddev / f.wall_ns->mean;
+  if (f.wall_ns && f.cpu_ns && f.wall_ns->median > 0) {
+    f.on_cpu = f.cpu_ns->median / f.wall_ns->median;
+  }
+  return f;
+}
+
+CpuFacts cpu_facts(const Profile& native) {
+  CpuFacts f;
+  f.samples = native.samples.size();
+  // A Python program is judged by its Python functions, as cProfile names them.
+  std::optional<Profile> python = python_view(native);
+  const Profile& profile = python ? *python : native;
+  f.hottest = top_self_shares(profile, 3);
+  if (python) {
+    ImportTable imports = python_imports(*python);
+    f.import_ns = imports.import_ns;
+    for (const auto& row : imports.rows) {
+      if (row.depth != 0) continue;
+      f.heaviest_imports.emplace_back(row.module, row.cumulative_ns);
+    }
+    std::stable_sort(f.heaviest_imports.begin(), f.heaviest_imports.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (f.heaviest_imports.size() > 3) f.heaviest_imports.resize(3);
+  }
+  return f;
+}
+
+Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
+  DiagnoseVerdict v;
+  v.thresholds = in.thresholds;
+  v.layers = in.layers;
+  v.budget_s = in.budget_s;
+  v.range = in.range;
+  v.baseline = baseline_facts(in.bench);
+  std::optional<store::GpuTables> gpu = in.gpu;
+  std::optional<Profile> cpu = in.cpu;
+  if (in.range) {
+    static const store::GpuTables kNoTables;
+    auto span = find_range(*in.range, gpu ? *gpu : kNoTables, in.ops);
+    if (!span) {
+      return make_error("--range '" + *in.range +
+                        "': the trace has no NVTX range or PyTorch record_function named so");
+    }
+    v.range_span = *span;
+    if (gpu) gpu = restrict_to(*gpu, *span);
+    if (cpu) cpu = restrict_to(*cpu, *span);
+  }
+  if (cpu && !cpu->samples.empty()) v.cpu = cpu_facts(*cpu);
+  if (gpu) {
+    Diagnosis d = diagnose_gpu_trace(*gpu, in.thresholds);
+    if (d.idle.has_activity) {
+      v.shapes_known = has_launch_shapes(*gpu);
+      v.findings = d.findings;
+      v.gpu = std::move(d);
+    }
+  }
+  if (v.gpu) {
+    judge_gpu(*v.gpu, v);
+  } else {
+    judge_host(v);
+  }
+  if (v.verdict.empty()) {
+    v.verdict = "no verdict: no measured run succeeded, so there is no time to explain";
+  }
+  return v;
+}
+
+bool explained_before_kernels(const Diagnosis& gpu) {
+  if (!gpu.idle.has_activity) return true;
+  return std::any_of(gpu.findings.begin(), gpu.findings.end(),
+                     [](const Finding& f) { return f.layer == FindingLayer::kTimeline; });
+}
+
+std::vector<std::string> top_kernels(const store::GpuTables& tables, size_t n) {
+  std::map<std::string, int64_t> total;
+  const auto& k = tables.kernels;
+  for (size_t i = 0; i < k.size(); ++i) {
+    const std::string* name = tables.string(k.name_id[i]);
+    if (name == nullptr) continue;
+    total[*name] += std::max<int64_t>(0, k.end[i] - k.start[i]);
+  }
+  std::vector<std::pair<std::string, int64_t>> sorted(total.begin(), total.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::string> names;
+  for (size_t i = 0; i < sorted.size() && i < n; ++i) names.push_back(sorted[i].first);
+  return names;
+}
+
+}  // namespace strata::analysis

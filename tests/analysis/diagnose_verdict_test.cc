@@ -1,0 +1,112 @@
+// strata diagnose's verdict: which layer explains the time, and --range.
+#include "analysis/diagnose_verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace strata::analysis {
+namespace {
+
+store::BenchRun run(int64_t wall_ms, int64_t cpu_ms, int exit_status = 0, bool warmup = false) {
+  store::BenchRun r;
+  r.label = "A";
+  r.warmup = warmup;
+  r.wall_ns = wall_ms * 1'000'000;
+  r.user_ns = cpu_ms * 1'000'000;
+  r.exit_status = exit_status;
+  return r;
+}
+
+TEST(DiagnoseVerdict, BaselineLeavesOutWarmupsAndFailures) {
+  std::vector<store::BenchRun> runs = {run(1000, 1000, 0, true), run(100, 90), run(120, 100),
+                                       run(110, 95), run(5, 1, 2)};
+  BaselineFacts b = baseline_facts(runs);
+  EXPECT_EQ(b.runs, 4u);
+  EXPECT_EQ(b.succeeded, 3u);
+  ASSERT_TRUE(b.wall_ns.has_value());
+  EXPECT_EQ(b.wall_ns->median, 110e6);
+  EXPECT_NEAR(b.on_cpu, 95.0 / 110.0, 1e-12);
+  EXPECT_GT(b.wall_cv, 0);
+}
+
+TEST(DiagnoseVerdict, OnCpuProgramIsExplainedByTheCpu) {
+  VerdictInput in;
+  in.bench = {run(100, 98), run(102, 99)};
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->explained_by, "cpu");
+  EXPECT_NE(v->verdict.find("on the CPU"), std::string::npos) << v->verdict;
+  EXPECT_TRUE(v->findings.empty());
+}
+
+TEST(DiagnoseVerdict, SleepingProgramIsExplainedOffCpu) {
+  VerdictInput in;
+  in.bench = {run(300, 2), run(301, 3)};
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->explained_by, "off-cpu");
+  // min_share decides what counts: off-CPU under it is no cause.
+  in.bench = {run(100, 95), run(100, 96)};
+  in.thresholds.min_share = 0.10;
+  EXPECT_EQ(build_verdict(in)->explained_by, "cpu");
+}
+
+TEST(DiagnoseVerdict, NoSuccessfulRunGivesNoVerdict) {
+  VerdictInput in;
+  in.bench = {run(10, 5, 1)};
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->explained_by, "");
+  EXPECT_NE(v->verdict.find("no verdict"), std::string::npos);
+}
+
+TEST(DiagnoseVerdict, RangeThatNamesNothingIsAnError) {
+  VerdictInput in;
+  in.bench = {run(10, 10)};
+  in.range = "train_step";
+  auto v = build_verdict(in);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message.find("--range 'train_step'"), std::string::npos);
+}
+
+TEST(DiagnoseVerdict, RangeRestrictsRowsAndSamples) {
+  store::TorchOp op;
+  op.name = "step";
+  op.start = 100;
+  op.end = 200;
+  store::TorchOp other = op;
+  other.name = "other";
+  other.start = 0;
+  other.end = 1000;
+  store::GpuTables gpu;
+  gpu.kernels.start = {50, 150, 250};
+  gpu.kernels.end = {60, 160, 260};
+  gpu.kernels.name_id = {1, 2, 3};
+  std::vector<store::TorchOp> ops = {op, other};
+  auto span = find_range("step", gpu, ops);
+  ASSERT_TRUE(span.has_value());
+  EXPECT_EQ(span->start, 100);
+  EXPECT_EQ(span->end, 200);
+  EXPECT_EQ(span->instances, 1);
+  store::GpuTables inside = restrict_to(gpu, *span);
+  EXPECT_EQ(inside.kernels.start, std::vector<int64_t>{150});
+  EXPECT_EQ(inside.kernels.name_id, std::vector<int64_t>{2});
+  Profile p;
+  p.samples.resize(3);
+  p.samples[0].time_ns = 99;
+  p.samples[1].time_ns = 150;
+  p.samples[2].time_ns = 201;
+  EXPECT_EQ(restrict_to(p, *span).samples.size(), 1u);
+  EXPECT_FALSE(find_range("nothing", gpu, ops).has_value());
+}
+
+TEST(DiagnoseVerdict, TopKernelsByTotalTime) {
+  store::GpuTables gpu;
+  gpu.kernels.start = {0, 10, 20, 30};
+  gpu.kernels.end = {5, 12, 40, 35};
+  gpu.kernels.name_id = {1, 2, 3, 1};
+  gpu.strings = {{1, "a"}, {2, "b"}, {3, "c"}};
+  EXPECT_EQ(top_kernels(gpu, 2), (std::vector<std::string>{"c", "a"}));
+}
+
+}  // namespace
+}  // namespace strata::analysis

@@ -1,0 +1,1 @@
+$STRATA diagnose --budget=-1 -o "$SCRATCH/d.sqlite" -- true

@@ -1,0 +1,1 @@
+$STRATA diagnose -o "$SCRATCH/d.sqlite"

@@ -1,0 +1,1 @@
+$STRATA report diagnose-cpu_hotspot-slow/trace.sqlite --report diagnosis
