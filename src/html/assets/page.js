@@ -38,6 +38,16 @@
     if (a >= 1e3) return (ns / 1e3).toFixed(3) + " \u00b5s";
     return Math.round(ns) + " ns";
   }
+  // A tick label precise enough that neighbours differ: the unit of the
+  // time itself, the decimals of the step between ticks.
+  function fmtTick(t, step) {
+    var a = Math.max(Math.abs(t), step), unit = 1, name = "ns";
+    if (a >= 1e9) { unit = 1e9; name = "s"; } else if (a >= 1e6) { unit = 1e6; name = "ms"; }
+    else if (a >= 1e3) { unit = 1e3; name = "\u00b5s"; }
+    var decimals = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / unit) - 1e-9)));
+    return (t / unit).toFixed(decimals) + " " + name;
+  }
+  function num(n) { return Number(n).toLocaleString("en-US"); }
   function hashHue(s) {
     var h = 2166136261;
     for (var i = 0; i < s.length && i < 64; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
@@ -238,7 +248,7 @@
     var info = el("span", "count");
     add(bar, reset, zin, zout, info);
     add(sec, el("p", "note", "Wheel or the buttons zoom around the pointer, drag pans; " +
-      (T.kept < T.events ? T.kept + " of " + T.events + " events are kept one by one here; busy tracks are drawn as bins " +
+      (T.kept < T.events ? num(T.kept) + " of " + num(T.events) + " events are kept one by one here; busy tracks are drawn as bins " +
         "(events, share busy, longest name). The full trace stays in the SQLite file (strata export --format chrome opens it in Perfetto)."
         : "every event is kept; arrows join launches to their kernels and copies when few are on screen.")));
     var vp = add(sec, el("div", "viewport tlscroll")).lastChild;
@@ -299,7 +309,7 @@
       for (var t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
         var x = xOf(t);
         ctx.beginPath(); ctx.moveTo(x + 0.5, AXIS - 6); ctx.lineTo(x + 0.5, height); ctx.stroke();
-        ctx.fillText(fmtNs(t), x + 3, AXIS / 2);
+        ctx.fillText(fmtTick(t, step), x + 3, AXIS / 2);
       }
       tracks.forEach(function (tr) {
         if (tr.groupY >= 0) {
@@ -311,7 +321,7 @@
           ctx.font = "11px system-ui, sans-serif";
         }
         ctx.fillStyle = "#5d6778";
-        ctx.fillText(clip(tr.t.name + "  (" + tr.t.count + ")", LABEL - 14), 12, tr.y + ROW / 2);
+        ctx.fillText(clip(tr.t.name + "  (" + num(tr.t.count) + ")", LABEL - 14), 12, tr.y + ROW / 2);
         ctx.save();
         ctx.beginPath(); ctx.rect(LABEL, tr.y, W - LABEL, tr.h); ctx.clip();
         var useRaw = tr.t.raw;
