@@ -246,7 +246,8 @@ int run_multi_report(const ReportOptions& opt) {
       entries.push_back(report::find_report(name, report::ReportInput::kRanks));
     }
   }
-  auto format = report::parse_format(opt.cpu.format);
+  const bool html = opt.cpu.format == "html";
+  auto format = report::parse_format(html ? "table" : opt.cpu.format);
   if (!format) return print_usage_error(format.error().message);
   std::vector<analysis::RankInput> inputs;
   for (const auto& file : opt.files) {
@@ -258,6 +259,7 @@ int run_multi_report(const ReportOptions& opt) {
   for (const auto& w : result.warnings) {
     std::fprintf(stderr, "strata: warning: %s\n", printable(w).c_str());
   }
+  if (html) return write_html_rank_report(opt.files, result, inputs, opt.output);
   bool first = true;
   for (const auto* entry : entries) {
     report::GpuReport r = entry->from_ranks({result, inputs, static_cast<size_t>(opt.cpu.limit)});
@@ -297,8 +299,8 @@ VerbRunner add_report(CLI::App& app) {
   return [opt, sub] {
     if (auto* limit = sub->get_option_no_throw("--limit")) opt->limit_given = limit->count() > 0;
     if (opt->files.size() > 1) {
-      if (opt->cpu.format == "html" || !opt->output.empty()) {
-        return print_usage_error("--format html reads one trace (several: not yet)");
+      if (opt->cpu.format != "html" && !opt->output.empty()) {
+        return print_usage_error("-o is for --format html");
       }
       return run_multi_report(*opt);
     }

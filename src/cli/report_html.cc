@@ -157,7 +157,39 @@ Status add_kernels(const store::TraceReader& reader, html::PageInput& page) {
   return Ok{};
 }
 
+int write_page(const html::PageInput& page, const std::string& output) {
+  const std::string text = html::render_page(page);
+  if (output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  if (Status s = write_file_atomically(output, text, Existing::kReplace); !s.ok()) {
+    return print_usage_error(s.error().message);
+  }
+  std::fprintf(stderr, "strata: wrote %s (%zu bytes)\n", printable(output).c_str(), text.size());
+  return kExitOk;
+}
+
 }  // namespace
+
+int write_html_rank_report(const std::vector<std::string>& files,
+                           const analysis::MultiRankResult& result,
+                           std::span<const analysis::RankInput> inputs, const std::string& output) {
+  html::PageInput page;
+  page.title = std::to_string(files.size()) + " ranks";
+  page.generator = std::string("strata ") + build::kVersion;
+  for (size_t i = 0; i < files.size(); ++i) {
+    page.summary.push_back({"File " + std::to_string(i + 1), files[i]});
+  }
+  for (const auto& name : report::report_names(report::ReportInput::kRanks)) {
+    const auto* entry = report::find_report(name, report::ReportInput::kRanks);
+    page.tables.push_back({name, name, entry->from_ranks({result, inputs, 0})});
+  }
+  page.notes = result.warnings;
+  page.notes.push_back("Each rank's timeline, tables and flame graph: strata report FILE --format html.");
+  return write_page(page, output);
+}
 
 int write_html_report(const store::TraceReader& reader, const std::string& file,
                       const std::string& output, const CpuReportFlags& flags) {
@@ -172,17 +204,7 @@ int write_html_report(const store::TraceReader& reader, const std::string& file,
     page.notes.push_back("This trace holds no CUDA, CPU or kernel data to show.");
   }
   page.summary.insert(page.summary.begin(), {"Trace", file});
-  const std::string text = html::render_page(page);
-  if (output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return kExitOk;
-  }
-  if (Status s = write_file_atomically(output, text, Existing::kReplace); !s.ok()) {
-    return print_usage_error(s.error().message);
-  }
-  std::fprintf(stderr, "strata: wrote %s (%zu bytes)\n", printable(output).c_str(), text.size());
-  return kExitOk;
+  return write_page(page, output);
 }
 
 }  // namespace strata::cli

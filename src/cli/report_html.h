@@ -5,8 +5,11 @@
 // its registry entry's or its report function's.
 #pragma once
 
+#include <span>
 #include <string>
+#include <vector>
 
+#include "analysis/multi_rank.h"
 #include "cli/cpu_flags.h"
 #include "store/trace_db.h"
 
@@ -17,5 +20,12 @@ namespace strata::cli {
 // line for an unreadable trace or an unwritable output).
 int write_html_report(const store::TraceReader& reader, const std::string& file,
                       const std::string& output, const CpuReportFlags& flags);
+
+// The per-rank page of several traces of one job: the registry's rank
+// reports (rank_sum, collective_sum, straggler_sum) as sortable tables and
+// the analysis' warnings; each rank's own page holds its timeline.
+int write_html_rank_report(const std::vector<std::string>& files,
+                           const analysis::MultiRankResult& result,
+                           std::span<const analysis::RankInput> inputs, const std::string& output);
 
 }  // namespace strata::cli

@@ -13,6 +13,7 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
 Screenshots go to OUT_DIR/*.png for review. Exit 77 without chromium.
 """
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -164,7 +165,7 @@ def case_cpu(b):
     check(target is not None, "a frame at depth 2")
     if target:
         b.click(box[0] + target[0], box[1] + row * 2.5)
-        b.wait_for("strataReport.flame.focusName() === %s" % repr(target[1]).replace("'", '"'))
+        b.wait_for("strataReport.flame.focusName() === %s" % json.dumps(target[1]))
         check(b.eval("strataReport.flame.focusName()") == target[1], "click zoomed to %s" % target[1])
         b.screenshot(os.path.join(out_dir, "cpu-flame-zoomed.png"))
         b.eval("document.querySelector('#flame .toolbar button').click()")
@@ -188,6 +189,7 @@ def case_hostile(b):
     check(raw.count(b"</script>") == 2, "only the page's own two blocks end in </script>")
     check(b"window.pwned" in raw, "the hostile text is in the file (escaped)")
     open_page(b, page)
+    no_errors(b)
     check(b.eval("window.pwned === undefined"), "no hostile name ran")
     check(b.eval("document.querySelectorAll('img, b, main script').length") == 0,
           "no element was made from a name")
