@@ -17,6 +17,7 @@
 #include "html/flame_data.h"
 #include "html/page.h"
 #include "html/timeline_lod.h"
+#include "report/compare_report.h"
 #include "report/cpu_report.h"
 #include "report/diagnosis_report.h"
 #include "report/kernel_report.h"
@@ -188,6 +189,31 @@ int write_html_rank_report(const std::vector<std::string>& files,
   }
   page.notes = result.warnings;
   page.notes.push_back("Each rank's timeline, tables and flame graph: strata report FILE --format html.");
+  return write_page(page, output);
+}
+
+int write_html_compare_report(const analysis::CompareSide& a, const analysis::CompareSide& b,
+                              const analysis::Comparison& comparison, const std::string& output) {
+  html::PageInput page;
+  page.title = a.name + " vs " + b.name;
+  page.generator = std::string("strata ") + build::kVersion;
+  page.summary = {{"A (base)", a.name}, {"B (new)", b.name},
+                  {"Verdict", report::verdict_sentence(comparison.verdict)}};
+  if (comparison.wall) {
+    report::GpuReport wall;
+    wall.table = report::compare_wall_table(*comparison.wall);
+    page.tables.push_back({"wall", "Wall time", std::move(wall)});
+  }
+  for (const auto& section : comparison.sections) {
+    report::GpuReport r;
+    r.table = report::compare_section_table(section);
+    const std::string key(analysis::section_key(section.kind));
+    page.tables.push_back({key, r.table.title.empty() ? key : r.table.title, std::move(r)});
+  }
+  for (const auto& [kind, a_side] : comparison.one_sided) {
+    page.notes.push_back(std::string(analysis::section_key(kind)) + ": only " +
+                         (a_side ? a.name : b.name) + " holds this layer");
+  }
   return write_page(page, output);
 }
 

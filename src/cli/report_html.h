@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare.h"
 #include "analysis/multi_rank.h"
 #include "cli/cpu_flags.h"
 #include "store/trace_db.h"
@@ -27,5 +28,11 @@ int write_html_report(const store::TraceReader& reader, const std::string& file,
 int write_html_rank_report(const std::vector<std::string>& files,
                            const analysis::MultiRankResult& result,
                            std::span<const analysis::RankInput> inputs, const std::string& output);
+
+// `strata compare A B --format html`: the two traces side by side: the
+// verdict, the wall-time test and each layer's table of A, B and the change
+// (report/compare_report.h's tables), sortable and filterable.
+int write_html_compare_report(const analysis::CompareSide& a, const analysis::CompareSide& b,
+                              const analysis::Comparison& comparison, const std::string& output);
 
 }  // namespace strata::cli
