@@ -98,12 +98,12 @@ def case_gpu(b):
     second = [int(x.replace(",", "")) for x in table_texts(b, "cuda_api_sum", col)]
     check(second == sorted(second), "then ascending: %s" % second[:5])
     name_col = len(b.eval("Array.from(%s.parentNode.children).map(x=>1)" % head)) - 1
-    wanted = "cudaStreamSynchronize"
+    wanted = "cudaDeviceSynchronize"
     b.eval("""(() => { const f = document.querySelector('.pane[data-report="cuda_api_sum"] input.filter');
         f.focus(); f.select(); })()""")
-    b.type("streamsync")
+    b.type("devicesync")
     rows = table_texts(b, "cuda_api_sum", name_col)
-    check(rows == [wanted], "filter 'streamsync' keeps %s: %s" % (wanted, rows))
+    check(rows == [wanted], "filter 'devicesync' keeps %s: %s" % (wanted, rows))
     count = b.eval("document.querySelector('.pane[data-report=\"cuda_api_sum\"] .count').textContent")
     check(count.startswith("1 of %d" % api_names), "count line: %s" % count)
     b.eval("document.getElementById('tables').scrollIntoView()")
@@ -126,7 +126,9 @@ def case_gpu(b):
     check(abs((panned[1] - panned[0]) - (zoomed[1] - zoomed[0])) < 1e-3 * (zoomed[1] - zoomed[0]),
           "drag pans without zooming: %s" % panned)
     # One launch and its kernel: with so few on screen the arrow is drawn.
-    b.eval("strataReport.timeline.setView(strataReport.timeline.view()[0], strataReport.timeline.view()[0] + 2e5)")
+    first_kernel = b.eval("""(() => { const t = JSON.parse(document.getElementById('strata-data').textContent).timeline;
+        return t.tracks.find(x => x.kind === 'gpu').events.s[0]; })()""")
+    b.eval("strataReport.timeline.setView(%f, %f)" % (first_kernel - 5e4, first_kernel + 1.5e5))
     check(b.eval("strataReport.timeline.arrowsDrawn()") >= 1, "launch arrows drawn when zoomed in")
     b.screenshot(os.path.join(out_dir, "gpu-timeline.png"))
 
@@ -203,8 +205,8 @@ def case_hostile(b):
                   "%s: invalid UTF-8 replaced: %r" % (label, shown))
         elif label == "control":
             shown = [k for k in kern if k.startswith("ctl")]
-            # The report escapes control bytes as nsys does (\xNN); never raw.
-            check(len(shown) == 1 and "\x1b" not in shown[0] and "red" in shown[0],
+            # Shown as strata's text output shows them (\xNN); never raw.
+            check(shown == ["ctl\\x01\\x07\\x1b[31mred\\x7f"],
                   "%s: control bytes shown escaped: %r" % (label, shown))
         else:
             check(name in kern, "%s: shown exactly as text (%d chars)" % (label, len(name)))

@@ -10,7 +10,7 @@ namespace {
 TEST(Page, CspHashIsBase64OfTheDigest) {
   // SHA-256 of the empty string.
   EXPECT_EQ(csp_hash_source("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-            "sha256-47DEQpj8HBSa+/TImW+5JAeuQeRkm5NMpJWZG3hSuFU=");
+            "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
 }
 
 TEST(Page, PolicyForbidsNetworkAndNamesBothBlocks) {

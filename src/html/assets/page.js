@@ -8,10 +8,17 @@
   var api = (window.strataReport = { ready: false });
 
   // ---- small DOM helpers (text only) ----------------------------------
+  // Control bytes in names (a terminal escape, a bell) shown as \xNN, as
+  // strata's text output shows them; line feeds stay (multi-line notes).
+  function visible(text) {
+    return String(text).replace(/[\x00-\x09\x0b-\x1f\x7f]/g, function (c) {
+      return "\\x" + (c.charCodeAt(0) < 16 ? "0" : "") + c.charCodeAt(0).toString(16);
+    });
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = visible(text);
     return e;
   }
   function add(parent) {
@@ -55,7 +62,7 @@
   }
   var tip = el("div", "tip");
   function showTip(ev, text) {
-    tip.textContent = text;
+    tip.textContent = visible(text);
     tip.style.display = "block";
     var x = ev.clientX + 14, y = ev.clientY + 14;
     if (x + 360 > window.innerWidth) x = Math.max(4, ev.clientX - 380);
@@ -91,27 +98,30 @@
       var hl = add(dg, el("ul", "lines")).lastChild;
       d.header.forEach(function (h) { if (h.trim()) add(hl, el("li", null, h)); });
     }
+    // Columns by role, whatever the diagnosis names them (report/diagnosis_report.h).
     var cols = d.columns.map(function (c) { return c.name; });
-    var at = function (row, name) {
-      var i = cols.indexOf(name);
-      if (i < 0) return "";
-      var c = row[i];
-      return Array.isArray(c) ? c[0] : c;
-    };
+    var find = function (re) { for (var i = 0; i < cols.length; i++) if (re.test(cols[i])) return i; return -1; };
+    var causeCol = find(/^(Finding|Cause)$/), gainCol = find(/save|Gain/i), rankCol = find(/^#$/);
+    var cell = function (row, i) { var c = row[i]; return i < 0 ? "" : Array.isArray(c) ? c : [c, null]; };
     if (!d.rows.length && !d.skipped) add(dg, el("p", "none", "No finding: nothing on the timeline accounts for a large share of the work window."));
     d.rows.forEach(function (row) {
       var f = el("div", "finding");
-      add(f, el("span", "gain", at(row, "Gain")), el("div", "cause", at(row, "Cause")));
+      var gain = cell(row, gainCol);
+      var gainText = gain[1] !== null && gain[1] !== undefined && /ns\)/.test(cols[gainCol]) ? "could save " + fmtNs(gain[1]) : gain[0];
+      add(f, el("span", "gain", gainText), el("div", "cause", cell(row, causeCol)[0]));
       var dl = el("dl");
       cols.forEach(function (name, i) {
-        if (name === "Cause" || name === "Gain") return;
-        var c = row[i];
-        var text = Array.isArray(c) ? c[0] : c;
-        if (text === "") return;
+        if (i === causeCol || i === gainCol || i === rankCol) return;
+        var text = cell(row, i)[0];
+        if (text === "" || text === undefined) return;
+        if (name === "Evidence") text = String(text).split("; ").join("\n");
         add(dl, el("dt", null, name), el("dd", null, text));
       });
       add(dg, add(f, dl));
     });
+    // The text report's notes repeat each finding ("#1 ...", indented lines);
+    // the rest (what could not be judged) stays.
+    d.notes = d.notes.filter(function (n) { return !/^(#\d|\s)/.test(n); });
     if (d.notes.length) d.notes.forEach(function (n) { add(dg, el("p", "note", n)); });
   }
 
@@ -153,6 +163,7 @@
     var tbody = add(table, el("tbody")).lastChild;
     var rows = t.rows.map(function (r, i) {
       var texts = r.map(function (c) { return Array.isArray(c) ? c[0] : c; });
+      texts = texts.map(visible);
       return { cells: r, texts: texts, lower: texts.join("\u0001").toLowerCase(), order: i };
     });
     function key(r, i) { var c = r.cells[i]; return Array.isArray(c) ? c[1] : c; }
@@ -213,7 +224,7 @@
   function timeline(sec, T) {
     var LABEL = 230, ROW = 16, GROUP = 18, AXIS = 24;
     var RAW_DRAW_LIMIT = 40000;  // timeline_lod.cc: kRawDrawLimit
-    var names = T.names, span = T.span;
+    var names = T.names.map(visible), span = T.span;
     // Decode tracks: absolute starts (relative to t0), ends, running max of
     // ends (for the first visible event), levels' absolute bin indices.
     var y = AXIS, lastGroup = null;
@@ -503,6 +514,7 @@
     var ctx = canvas.getContext("2d");
     var cur = null, focus = 0, width = 0, dpr = window.devicePixelRatio || 1;
     function build(f) {
+      f.names = f.names.map(visible);
       var n = f.n.length, g = { f: f, x: new Float64Array(n), depth: new Int32Array(n),
         parent: new Int32Array(n), end: new Int32Array(n), maxDepth: 0 };
       // preorder with child counts -> parent, depth, x offset, subtree end.
