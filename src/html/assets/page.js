@@ -399,6 +399,8 @@
         cand.push(i);
         if (cand.length > 150) return;
       }
+      ctx.save();
+      ctx.beginPath(); ctx.rect(LABEL, AXIS, width - LABEL, height - AXIS); ctx.clip();
       ctx.strokeStyle = "rgba(40,40,60,.55)";
       ctx.fillStyle = "rgba(40,40,60,.7)";
       cand.forEach(function (i) {
@@ -411,6 +413,7 @@
         ctx.beginPath(); ctx.moveTo(x1, y1); ctx.lineTo(x1 - 3, y1 - 5); ctx.lineTo(x1 + 3, y1 - 5); ctx.fill();
         arrowsDrawn++;
       });
+      ctx.restore();
     }
     function zoom(factor, px) {
       var f = Math.min(1, Math.max(0, (px - LABEL) / (width - LABEL)));
