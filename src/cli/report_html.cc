@@ -197,8 +197,8 @@ int write_html_compare_report(const analysis::CompareSide& a, const analysis::Co
   html::PageInput page;
   page.title = a.name + " vs " + b.name;
   page.generator = std::string("strata ") + build::kVersion;
-  page.summary = {{"A (base)", a.name}, {"B (new)", b.name},
-                  {"Verdict", report::verdict_sentence(comparison.verdict)}};
+  page.summary = {{"A (base)", a.name}, {"B (new)", b.name}};
+  page.notes.push_back(report::verdict_sentence(comparison.verdict));
   if (comparison.wall) {
     report::GpuReport wall;
     wall.table = report::compare_wall_table(*comparison.wall);

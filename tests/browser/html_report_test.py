@@ -8,6 +8,8 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
   cpu       cpu-cpu_hotspot-slow: the flame graph's click-to-zoom and search
   hostile   the same capture with hostile names (make_traces.py): each one
             shown as text, exactly, and nothing of it run
+  compare   `strata compare A B --format html` (slow vs batched) and the per-rank
+            page of the same two files: their tables, rows present
   scale     1M synthetic launches added to the capture: the file stays under
             10 MB and the page draws bins (paint time: bench/html_report_scale.py)
 Screenshots go to OUT_DIR/*.png for review. Exit 77 without chromium.
@@ -216,6 +218,31 @@ def case_hostile(b):
     b.screenshot(os.path.join(out_dir, "hostile-tables.png"))
 
 
+def case_compare(b):
+    a = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
+    bb = os.path.join(data_dir, "trace-gpu_matmul-batched", "trace.sqlite")
+    page = os.path.join(out_dir, "compare.html")
+    with open(page, "wb") as f:
+        r = subprocess.run([strata, "compare", a, bb, "--format", "html"], stdout=f)
+    check(r.returncode == 0, "compare --format html exits 0")
+    open_page(b, page)
+    no_errors(b)
+    tabs = b.eval("Array.from(document.querySelectorAll('.tabs button')).map(x => x.dataset.report)")
+    check("wall" in tabs and "cuda_gpu_kern_sum" in tabs, "compare tabs: %s" % tabs)
+    show_tab(b, "cuda_gpu_kern_sum")
+    rows = table_texts(b, "cuda_gpu_kern_sum", 0)
+    check(len(rows) >= 1, "kernels side by side: %d rows" % len(rows))
+    b.screenshot(os.path.join(out_dir, "compare.png"))
+    r = subprocess.run([strata, "report", a, bb, "--format", "html", "-o",
+                        os.path.join(out_dir, "ranks.html")], capture_output=True)
+    check(r.returncode == 0, "per-rank page exits 0")
+    open_page(b, os.path.join(out_dir, "ranks.html"))
+    no_errors(b)
+    rows = table_texts(b, "rank_sum", 0)
+    check(len(rows) == 2, "rank_sum: one row per file: %d" % len(rows))
+    b.screenshot(os.path.join(out_dir, "ranks.png"))
+
+
 def case_scale(b):
     src = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
     trace = os.path.join(out_dir, "scale-1m.sqlite")
@@ -238,7 +265,8 @@ def case_scale(b):
 
 
 with cdp.Browser() as browser:
-    {"gpu": case_gpu, "cpu": case_cpu, "hostile": case_hostile, "scale": case_scale}[case](browser)
+    {"gpu": case_gpu, "cpu": case_cpu, "hostile": case_hostile, "compare": case_compare,
+     "scale": case_scale}[case](browser)
     if failures:
         print("console:", "\n".join(browser.console[-20:]))
 if failures:
