@@ -145,7 +145,6 @@
     var table = add(wrap, el("table", "data")).lastChild;
     var thead = add(table, el("thead")).lastChild;
     var tr = add(thead, el("tr")).lastChild;
-    var nameCol = t.columns.length - 1;
     var sortCol = -1, sortDir = 1;
     var ths = t.columns.map(function (c, i) {
       var th = el("th", c.right ? "r" : "", c.name);
@@ -183,8 +182,12 @@
         var row = el("tr");
         r.texts.forEach(function (text, i) {
           var cls = t.columns[i].right ? "r" : "";
-          if (i === nameCol) cls += " name";
-          add(row, el("td", cls, text));
+          if (text.length > 300) {
+            // A very long name scrolls inside its cell instead of stretching the table.
+            add(row, add(el("td", cls + " name"), el("div", "long", text)));
+          } else {
+            add(row, el("td", cls, text));
+          }
         });
         frag.appendChild(row);
       });
