@@ -181,10 +181,10 @@
       shown.slice(0, ROW_LIMIT).forEach(function (r) {
         var row = el("tr");
         r.texts.forEach(function (text, i) {
-          var cls = t.columns[i].right ? "r" : "";
+          var cls = t.columns[i].right ? "r" : "name";
           if (text.length > 300) {
             // A very long name scrolls inside its cell instead of stretching the table.
-            add(row, add(el("td", cls + " name"), el("div", "long", text)));
+            add(row, add(el("td", cls), el("div", "long", text)));
           } else {
             add(row, el("td", cls, text));
           }
@@ -400,7 +400,7 @@
         var xa = ta.s[A[i + 1]], xb = tb.s[A[i + 3]];
         if ((xa < v0 && xb < v0) || (xa > v1 && xb > v1)) continue;
         cand.push(i);
-        if (cand.length > 150) return;
+        if (cand.length > 60) return;
       }
       ctx.save();
       ctx.beginPath(); ctx.rect(LABEL, AXIS, width - LABEL, height - AXIS); ctx.clip();
