@@ -34,7 +34,9 @@ namespace {
 // sorts them, a million-function profile would not fit a light file.
 constexpr size_t kCpuRows = 2000;
 
-std::string count(size_t n) { return std::to_string(n); }
+std::string count(size_t n) {
+  return std::to_string(n);
+}
 
 // The GPU layers: summary lines, diagnosis, the registry's tables, timeline.
 Status add_gpu(const store::TraceReader& reader, const std::string& file, html::PageInput& page) {
@@ -66,9 +68,12 @@ Status add_gpu(const store::TraceReader& reader, const std::string& file, html::
     const char* label;
   };
   static constexpr Tab kTabs[] = {
-      {"op_sum", "Ops (NVTX)"},          {"cuda_gpu_kern_sum", "Kernels"},
-      {"cuda_api_sum", "CUDA API"},      {"cuda_gpu_mem_time_sum", "Memcpy time"},
-      {"cuda_gpu_mem_size_sum", "Memcpy size"}, {"cuda_kern_exec_sum", "Launch \u2192 kernel"},
+      {"op_sum", "Ops (NVTX)"},
+      {"cuda_gpu_kern_sum", "Kernels"},
+      {"cuda_api_sum", "CUDA API"},
+      {"cuda_gpu_mem_time_sum", "Memcpy time"},
+      {"cuda_gpu_mem_size_sum", "Memcpy size"},
+      {"cuda_kern_exec_sum", "Launch \u2192 kernel"},
       {"nvtx_sum", "NVTX ranges"},
   };
   if (cuda) {
@@ -102,7 +107,8 @@ Status add_gpu(const store::TraceReader& reader, const std::string& file, html::
     if (kept < events) {
       page.notes.push_back("The timeline keeps " + count(kept) + " of " + count(events) +
                            " events one by one and draws the busiest tracks as bins; the full "
-                           "trace is in " + file + ".");
+                           "trace is in " +
+                           file + ".");
     }
   }
   return Ok{};
@@ -122,8 +128,9 @@ Status add_cpu(const store::TraceReader& reader, const CpuReportFlags& flags,
   report::GpuReport cpu;
   cpu.table = report::cpu_functions_table(table, report::Format::kJson);
   if (table.total_rows > table.rows.size()) {
-    cpu.notes.push_back("The " + count(table.rows.size()) + " functions with the most own time of " +
-                        count(table.total_rows) + " (strata report --limit 0 lists them all).");
+    cpu.notes.push_back("The " + count(table.rows.size()) +
+                        " functions with the most own time of " + count(table.total_rows) +
+                        " (strata report --limit 0 lists them all).");
   }
   page.tables.insert(page.tables.begin(), {"cpu", "CPU functions", std::move(cpu)});
   const analysis::CpuHeader header = analysis::cpu_header(recorded);
@@ -131,8 +138,9 @@ Status add_cpu(const store::TraceReader& reader, const CpuReportFlags& flags,
     page.summary.push_back({"CPU samples", count(header.samples)});
   }
   if (header.wall_s > 0) {
-    page.summary.insert(page.summary.begin(), {"Wall time", analysis::short_duration(
-                                                                static_cast<int64_t>(header.wall_s * 1e9))});
+    page.summary.insert(
+        page.summary.begin(),
+        {"Wall time", analysis::short_duration(static_cast<int64_t>(header.wall_s * 1e9))});
   }
   analysis::CallTreeOptions tree;
   nlohmann::json flame = nlohmann::json::object();
@@ -152,8 +160,8 @@ Status add_kernels(const store::TraceReader& reader, html::PageInput& page) {
   STRATA_ASSIGN_OR_RETURN(auto launches, store::read_profiled_launches(reader));
   auto profiles = analysis::analyze_profiled_launches(launches);
   if (profiles.empty()) return Ok{};
-  page.kernel_sections =
-      report::render_kernel_profiles(profiles, report::all_kernel_sections(), report::Format::kTable);
+  page.kernel_sections = report::render_kernel_profiles(profiles, report::all_kernel_sections(),
+                                                        report::Format::kTable);
   page.summary.push_back({"Profiled kernel launches", count(profiles.size())});
   return Ok{};
 }
@@ -188,7 +196,8 @@ int write_html_rank_report(const std::vector<std::string>& files,
     page.tables.push_back({name, name, entry->from_ranks({result, inputs, 0})});
   }
   page.notes = result.warnings;
-  page.notes.push_back("Each rank's timeline, tables and flame graph: strata report FILE --format html.");
+  page.notes.push_back(
+      "Each rank's timeline, tables and flame graph: strata report FILE --format html.");
   return write_page(page, output);
 }
 

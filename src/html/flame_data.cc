@@ -39,8 +39,13 @@ nlohmann::json flame_data(const analysis::CallTree& tree, double min_share) {
       if (keep(*child)) stack.push_back(*child);
     }
   }
-  return {{"unit", tree.unit}, {"total", tree.nodes[0].total}, {"names", names}, {"n", n},
-          {"v", v}, {"c", c}, {"dropped", dropped}};
+  return {{"unit", tree.unit},
+          {"total", tree.nodes[0].total},
+          {"names", names},
+          {"n", n},
+          {"v", v},
+          {"c", c},
+          {"dropped", dropped}};
 }
 
 }  // namespace strata::html

@@ -23,7 +23,7 @@ nlohmann::json table_json(const report::GpuReport& r) {
     rows.push_back(std::move(cells));
   }
   return {{"title", r.table.title}, {"header", r.header}, {"notes", r.notes},
-          {"skipped", r.skipped}, {"columns", columns}, {"rows", rows}};
+          {"skipped", r.skipped},   {"columns", columns}, {"rows", rows}};
 }
 
 nlohmann::json page_data(const PageInput& in) {
@@ -36,10 +36,14 @@ nlohmann::json page_data(const PageInput& in) {
     j["label"] = t.label;
     tables.push_back(std::move(j));
   }
-  nlohmann::json data = {{"title", in.title},       {"generator", in.generator},
-                         {"summary", summary},      {"tables", tables},
-                         {"timeline", in.timeline}, {"flame", in.flame},
-                         {"kernels", in.kernel_sections}, {"notes", in.notes}};
+  nlohmann::json data = {{"title", in.title},
+                         {"generator", in.generator},
+                         {"summary", summary},
+                         {"tables", tables},
+                         {"timeline", in.timeline},
+                         {"flame", in.flame},
+                         {"kernels", in.kernel_sections},
+                         {"notes", in.notes}};
   data["diagnosis"] = in.diagnosis ? table_json(*in.diagnosis) : nlohmann::json();
   return data;
 }
@@ -77,9 +81,10 @@ std::string render_page(const PageInput& in) {
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>strata report</title>\n<style>";
   out += kPageStyle;
-  out += "</style>\n</head>\n<body>\n<noscript>This report is drawn by its inline script; "
-         "allow JavaScript for this file to see it.</noscript>\n"
-         "<script type=\"application/json\" id=\"strata-data\">";
+  out +=
+      "</style>\n</head>\n<body>\n<noscript>This report is drawn by its inline script; "
+      "allow JavaScript for this file to see it.</noscript>\n"
+      "<script type=\"application/json\" id=\"strata-data\">";
   out += script_json(page_data(in));
   out += "</script>\n<script>";
   out += kPageScript;

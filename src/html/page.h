@@ -14,12 +14,11 @@
 // Pure: the CLI gathers the parts (src/cli/report_html.cc) and writes the file.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/gpu_reports.h"
 #include "report/table.h"
@@ -27,20 +26,21 @@
 namespace strata::html {
 
 struct PageTable {
-  std::string id;  // the report's registry name ("cuda_gpu_kern_sum"), or "cpu"
+  std::string id;     // the report's registry name ("cuda_gpu_kern_sum"), or "cpu"
   std::string label;  // the tab's label ("Kernels")
   report::GpuReport report;
 };
 
 struct PageInput {
-  std::string title;  // the trace's file name
-  std::string generator;  // "strata 0.1.0"
+  std::string title;                                         // the trace's file name
+  std::string generator;                                     // "strata 0.1.0"
   std::vector<std::pair<std::string, std::string>> summary;  // label, value
   std::optional<report::GpuReport> diagnosis;
   std::vector<PageTable> tables;
   nlohmann::json timeline;  // timeline_lod.h's object, or null
-  nlohmann::json flame;     // {"python": flame_data, "mixed": flame_data}, either may be absent; or null
-  std::string kernel_sections;  // the text of `strata report --report kernels`; empty: none
+  nlohmann::json
+      flame;  // {"python": flame_data, "mixed": flame_data}, either may be absent; or null
+  std::string kernel_sections;     // the text of `strata report --report kernels`; empty: none
   std::vector<std::string> notes;  // what the page leaves out, and why
 };
 

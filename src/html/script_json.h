@@ -10,9 +10,8 @@
 // names with textContent only (src/html/assets/page.js).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace strata::html {
 

@@ -61,8 +61,8 @@ std::string process_label(const exporter::GpuTimeline& t, int64_t pid) {
 }
 
 std::string thread_label(const exporter::GpuTimeline& t, int64_t global_tid) {
-  std::string label = process_label(t, pid_of(global_tid)) + " · thread " +
-                      std::to_string(tid_of(global_tid));
+  std::string label =
+      process_label(t, pid_of(global_tid)) + " · thread " + std::to_string(tid_of(global_tid));
   auto it = t.thread_names.find(global_tid);
   if (it != t.thread_names.end() && !it->second.empty()) label += " " + it->second;
   return label;
@@ -89,8 +89,7 @@ struct Bin {
 };
 
 // One level: nullopt-like empty json when it would exceed max_bins.
-nlohmann::json level(const std::vector<Event>& events, int64_t t0, double width,
-                     size_t max_bins) {
+nlohmann::json level(const std::vector<Event>& events, int64_t t0, double width, size_t max_bins) {
   std::unordered_map<uint64_t, Bin> bins;
   for (const auto& e : events) {
     const double s = static_cast<double>(e.start - t0);
@@ -135,7 +134,8 @@ nlohmann::json timeline_lod(const exporter::GpuTimeline& t, const TimelineLodOpt
   // Tracks keyed so that they sort as the page shows them: per process its
   // threads (NVTX, ops, CUDA calls), its start/end ranges, then GPU streams.
   std::map<std::tuple<int, int64_t, int64_t, int64_t, int>, Track> tracks;
-  auto thread_track = [&](int64_t global_tid, int order, const char* name, const char* kind) -> Track& {
+  auto thread_track = [&](int64_t global_tid, int order, const char* name,
+                          const char* kind) -> Track& {
     Track& tr = tracks[{0, pid_of(global_tid), tid_of(global_tid), 0, order}];
     if (tr.name.empty()) {
       tr.name = name;
@@ -216,8 +216,10 @@ nlohmann::json timeline_lod(const exporter::GpuTimeline& t, const TimelineLodOpt
   size_t kept = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const Track& tr = *order[i];
-    nlohmann::json j = {{"name", tr.name},   {"group", tr.group},
-                        {"kind", tr.kind},   {"count", tr.events.size()},
+    nlohmann::json j = {{"name", tr.name},
+                        {"group", tr.group},
+                        {"kind", tr.kind},
+                        {"count", tr.events.size()},
                         {"raw", raw[i]}};
     int max_depth = 0;
     for (const auto& e : tr.events) max_depth = std::max(max_depth, e.depth);
@@ -256,7 +258,8 @@ nlohmann::json timeline_lod(const exporter::GpuTimeline& t, const TimelineLodOpt
   }
 
   // Launch arrows between events kept one by one.
-  std::unordered_map<int64_t, std::pair<uint32_t, uint32_t>> launches;  // (pid<<32|corr) -> (track, index)
+  std::unordered_map<int64_t, std::pair<uint32_t, uint32_t>>
+      launches;  // (pid<<32|corr) -> (track, index)
   auto key = [](int64_t pid, int64_t corr) { return (pid << 40) ^ corr; };
   for (size_t i = 0; i < order.size(); ++i) {
     if (!raw[i] || order[i]->kind != "api") continue;
@@ -282,9 +285,8 @@ nlohmann::json timeline_lod(const exporter::GpuTimeline& t, const TimelineLodOpt
       arrows.push_back(k);
     }
   }
-  return {{"t0", t0},          {"span", span},      {"names", names.list()},
-          {"tracks", out_tracks}, {"arrows", arrows}, {"kept", kept},
-          {"events", total}};
+  return {{"t0", t0},         {"span", span}, {"names", names.list()}, {"tracks", out_tracks},
+          {"arrows", arrows}, {"kept", kept}, {"events", total}};
 }
 
 }  // namespace strata::html

@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cstddef>
-
 #include <nlohmann/json.hpp>
 
 #include "export/chrome_trace.h"

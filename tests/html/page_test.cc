@@ -36,7 +36,8 @@ TEST(Page, HostileNamesStayInsideTheDataBlock) {
   const std::string page = render_page(in);
   // Two blocks end in </script>: the data and the page's script.
   size_t closes = 0;
-  for (size_t at = page.find("</script>"); at != std::string::npos; at = page.find("</script>", at + 1)) {
+  for (size_t at = page.find("</script>"); at != std::string::npos;
+       at = page.find("</script>", at + 1)) {
     ++closes;
   }
   EXPECT_EQ(closes, 2u);

@@ -35,7 +35,8 @@ TEST(ScriptJson, InvalidUtf8IsReplaced) {
 // that matter to the HTML parser.
 TEST(ScriptJson, RandomBytesNeverBreakOut) {
   std::mt19937 rng(22);
-  const std::string alphabet = std::string("<>&/\"'\\]![-scrip\xe2\x80\xa8\xa9\xff\xc3", 20) + "abc";
+  const std::string alphabet =
+      std::string("<>&/\"'\\]![-scrip\xe2\x80\xa8\xa9\xff\xc3", 20) + "abc";
   for (int round = 0; round < 2000; ++round) {
     std::string name;
     const int n = rng() % 40;

@@ -25,8 +25,8 @@ exporter::GpuTimeline launches(int n) {
     op.name = i % 2 ? "k_odd" : "k_even";
     t.gpu_ops.push_back(op);
   }
-  t.nvtx_ranges.push_back({1'000'000, 1'000'000 + int64_t{n} * 2000, make_tid(10, 11), true, false,
-                           "outer", ""});
+  t.nvtx_ranges.push_back(
+      {1'000'000, 1'000'000 + int64_t{n} * 2000, make_tid(10, 11), true, false, "outer", ""});
   return t;
 }
 
