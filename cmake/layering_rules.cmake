@@ -96,11 +96,17 @@ strata_layer(export DIR export
   USES analysis
   NEVER agent import import_cpu report cli)
 
+# The offline HTML report (strata_html): one page that shows report tables
+# and export's timeline together, so it sits above both and below the cli.
+strata_layer(html DIR html
+  USES report export analysis
+  NEVER agent import import_cpu cli)
+
 # Flag parsing and wiring (strata_cli and the strata executable): may use
 # every library but the agent's code, which it only loads at run time (the
 # .so's path, never its headers or objects).
 strata_layer(cli DIR cli
-  USES report export import import_cpu analysis store sampler sampler_inprocess symbolize
+  USES html report export import import_cpu analysis store sampler sampler_inprocess symbolize
        format common
   NEVER agent)
 

@@ -17,6 +17,7 @@
 #include "analysis/cpu_profile_rows_convert.h"
 #include "cli/bench_session.h"
 #include "cli/cpu_flags.h"
+#include "cli/report_html.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/compare_report.h"
@@ -37,6 +38,7 @@ struct CompareFlags {
   bool native = false;
   bool full_names = false;
   std::string format = "table";
+  bool html = false;  // --format html: the side-by-side page on stdout (cli/report_html.h)
 };
 
 // A trace file as one side: every layer strata compares, read before
@@ -134,10 +136,16 @@ int print_comparison(const analysis::CompareSide& a, const analysis::CompareSide
                              holdings(a) + ", " + b.name + " holds " + holdings(b));
   }
   for (const auto& note : notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
-  auto rendered = report::render_comparison(a, b, comparison, format);
-  std::fputs(rendered.out.c_str(), stdout);
-  std::fflush(stdout);
-  for (const auto& note : rendered.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  if (flags.html) {
+    if (int status = write_html_compare_report(a, b, comparison, ""); status != kExitOk) {
+      return status;
+    }
+  } else {
+    auto rendered = report::render_comparison(a, b, comparison, format);
+    std::fputs(rendered.out.c_str(), stdout);
+    std::fflush(stdout);
+    for (const auto& note : rendered.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
+  }
   if (!flags.gate) return kExitOk;
   const auto gate = analysis::check_gate(comparison.verdict, *flags.gate);
   std::fprintf(stderr, "strata: %s\n",
@@ -234,7 +242,8 @@ VerbRunner add_compare(CLI::App& app) {
   sub->add_flag("--native", flags->native,
                 "Python programs: compare the native stacks, not the Python view");
   sub->add_flag("--full-names", flags->full_names, "C++ names as demangled, not shortened");
-  sub->add_option("--format", flags->format, "Report format: table, csv or json")
+  sub->add_option("--format", flags->format,
+                  "Report format: table, csv, json, or html (both sides on one page, on stdout)")
       ->capture_default_str();
   sub->add_option("--vs", session.vs,
                   "Compare two commands: run A (after --) and B interleaved, as bench --vs");
@@ -251,7 +260,8 @@ VerbRunner add_compare(CLI::App& app) {
   sub->add_flag("--force", session.force, "With --vs: overwrite the trace file if it exists");
   sub->add_flag("-q,--quiet", session.quiet, "With --vs: discard the programs' stdout and stderr");
   return [flags, sub] {
-    auto format = report::parse_format(flags->format);
+    flags->html = flags->format == "html";
+    auto format = report::parse_format(flags->html ? "table" : flags->format);
     if (!format) return print_usage_error(format.error().message);
     if (flags->session.vs) return compare_commands(*flags, *format);
     for (const char* name : {"--runs", "--warmup", "--metric", "--output", "--force", "--quiet"}) {

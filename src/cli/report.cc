@@ -22,6 +22,7 @@
 #include "cli/diagnose_print.h"
 #include "cli/gpu_report_print.h"
 #include "cli/kernel_report_print.h"
+#include "cli/report_html.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/bench_report.h"
@@ -45,6 +46,7 @@ struct ReportOptions {
   bool limit_given = false;  // --limit on the command line (torch's table keeps 100 rows else)
   bool group_by_shape = false;
   int group_by_stack = 0;
+  std::string output;  // -o: where --format html writes its page
 };
 
 // The op_sum flags as torch_op_report takes them. --sort's default
@@ -63,6 +65,14 @@ TorchOpFlags torch_flags(const ReportOptions& opt) {
 int run_report(const ReportOptions& given) {
   auto reader = store::TraceReader::open(given.file);
   if (!reader) return print_usage_error(reader.error().message);
+  // One self-contained page of every layer (src/html); --report does not apply.
+  if (given.cpu.format == "html") {
+    if (!given.reports.empty()) {
+      return print_usage_error("--format html shows every report of the trace; drop --report");
+    }
+    return write_html_report(*reader, given.file, given.output, given.cpu);
+  }
+  if (!given.output.empty()) return print_usage_error("-o is for --format html");
   auto format = report::parse_format(given.cpu.format);
   if (!format) return print_usage_error(format.error().message);
   // "kernels" picks the kernel sections of `strata kernels`; the other names
@@ -251,7 +261,8 @@ int run_multi_report(const ReportOptions& opt) {
       entries.push_back(report::find_report(name, report::ReportInput::kRanks));
     }
   }
-  auto format = report::parse_format(opt.cpu.format);
+  const bool html = opt.cpu.format == "html";
+  auto format = report::parse_format(html ? "table" : opt.cpu.format);
   if (!format) return print_usage_error(format.error().message);
   std::vector<analysis::RankInput> inputs;
   for (const auto& file : opt.files) {
@@ -263,6 +274,7 @@ int run_multi_report(const ReportOptions& opt) {
   for (const auto& w : result.warnings) {
     std::fprintf(stderr, "strata: warning: %s\n", printable(w).c_str());
   }
+  if (html) return write_html_rank_report(opt.files, result, inputs, opt.output);
   bool first = true;
   for (const auto* entry : entries) {
     report::GpuReport r = entry->from_ranks({result, inputs, static_cast<size_t>(opt.cpu.limit)});
@@ -288,6 +300,8 @@ VerbRunner add_report(CLI::App& app) {
       ->required();
   sub->add_option("--report", opt->reports, report::report_flag_help())->delimiter(',');
   add_cpu_report_flags(sub, opt->cpu);
+  sub->get_option("--format")->description(
+      "Report format: table, csv, json, or html (one self-contained page; -o FILE)");
   sub->add_flag("--group-by-shape", opt->group_by_shape,
                 "op_sum of PyTorch ops: one row per op and input shapes (recorded with "
                 "--record-shapes)");
@@ -295,9 +309,16 @@ VerbRunner add_report(CLI::App& app) {
                   "op_sum of PyTorch ops: one row per op and its first N Python frames "
                   "(recorded with --with-stack)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("-o,--output", opt->output,
+                  "With --format html: the page's file (replaced if it exists); default stdout");
   return [opt, sub] {
     if (auto* limit = sub->get_option_no_throw("--limit")) opt->limit_given = limit->count() > 0;
-    if (opt->files.size() > 1) return run_multi_report(*opt);
+    if (opt->files.size() > 1) {
+      if (opt->cpu.format != "html" && !opt->output.empty()) {
+        return print_usage_error("-o is for --format html");
+      }
+      return run_multi_report(*opt);
+    }
     opt->file = opt->files.front();
     return run_report(*opt);
   };
