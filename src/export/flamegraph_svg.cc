@@ -145,7 +145,7 @@ std::string flamegraph_svg(const analysis::Profile& profile, const FlameGraphOpt
   // profile, so CDATA cannot be closed by a name.
   out +=
       "<style>.hide { display: none; } .parent { opacity: 0.5; } "
-      "#frames > g, #unzoom, #search { cursor: pointer; } "
+      "#frames g, #unzoom, #search { cursor: pointer; } "
       "#unzoom, #search, #matched, #details { fill: #333; }</style>\n";
   out += "<script type=\"text/ecmascript\"><![CDATA[";
   out += kFlameGraphScript;
