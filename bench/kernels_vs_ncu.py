@@ -299,7 +299,8 @@ def _json_decoder():
 
 def extract_strata_json(text):
     """The {"kernels": [...]} object in strata's stdout (the program's own output may
-    come before or after it) -> dict, or None."""
+    come before or after it; `strata report`'s one document keys its other reports
+    beside "kernels") -> dict, or None."""
     dec = _json_decoder()
     for m in re.finditer(r"^\{", text, re.M):
         try:

@@ -62,9 +62,10 @@ def is_runtime_api(name):
 
 
 def strata_rows(path):
-    """op_sum JSON -> {(name, side): row}; side 'cpu' for ops and calls, 'cuda' for device rows."""
+    """`strata report --format json` (one object keyed by report name) -> op_sum's rows as
+    {(name, side): row}; side 'cpu' for ops and calls, 'cuda' for device rows."""
     out = {}
-    for r in json.load(open(path)):
+    for r in json.load(open(path))["op_sum"]:
         # torch's columns have no device: a row without CPU time but with
         # CUDA time is a device row (kernel, copy) or a GPU user annotation.
         side = "cuda" if float(r["CPU total"]) == 0 and float(r["Self CUDA"]) > 0 else "cpu"

@@ -76,7 +76,8 @@ analysis::Profile shown_profile(const analysis::Profile& recorded, bool native, 
   return full_names ? viewed : analysis::with_short_names(viewed);
 }
 
-int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& flags) {
+int render_cpu_profile_text(const analysis::Profile& recorded, const CpuReportFlags& flags,
+                            std::string* out) {
   auto format = report::parse_format(flags.format);
   if (!format) {
     std::fprintf(stderr, "strata: %s\n", format.error().message.c_str());
@@ -106,17 +107,13 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
       std::fprintf(stderr, "strata: %s\n", printable(annotation.error().message).c_str());
       return kExitUsage;
     }
-    std::string out = report::render_annotation(*annotation, *format);
-    std::fputs(out.c_str(), stdout);
-    std::fflush(stdout);
+    *out = report::render_annotation(*annotation, *format);
     return kExitOk;
   }
   const analysis::Profile profile = flags.lines ? analysis::by_sample_line(viewed) : viewed;
   if (flags.imports) {
-    std::string out = report::render_python_imports(analysis::python_imports(profile),
-                                                    static_cast<size_t>(flags.limit), *format);
-    std::fputs(out.c_str(), stdout);
-    std::fflush(stdout);
+    *out = report::render_python_imports(analysis::python_imports(profile),
+                                         static_cast<size_t>(flags.limit), *format);
     return kExitOk;
   }
   analysis::CpuTableOptions options;
@@ -130,20 +127,25 @@ int print_cpu_profile(const analysis::Profile& recorded, const CpuReportFlags& f
     std::fprintf(stderr, "strata: %s\n", table.error().message.c_str());
     return kExitUsage;
   }
-  std::string out;
   // The header and the thread table tell the whole profile, idle time
   // included; the function tables list it only with --idle.
   analysis::CpuHeader header = analysis::cpu_header(profile);
   header.idle_shown = flags.idle;
   if (flags.callers || flags.callees) {
-    out = report::render_cpu_calls(
+    *out = report::render_cpu_calls(
         header, *table, analysis::cpu_call_edges(listed, options.tids),
         flags.callers ? report::CallView::kCallers : report::CallView::kCallees, *format);
   } else {
     std::vector<analysis::CpuThreadRow> threads;
     if (flags.threads) threads = analysis::cpu_threads(profile);
-    out = report::render_cpu_profile(header, *table, threads, *format);
+    *out = report::render_cpu_profile(header, *table, threads, *format);
   }
+  return kExitOk;
+}
+
+int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& flags) {
+  std::string out;
+  if (int status = render_cpu_profile_text(profile, flags, &out); status != kExitOk) return status;
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);  // before strata's own stderr lines, so a terminal shows them in order
   return kExitOk;

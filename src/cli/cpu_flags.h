@@ -41,5 +41,9 @@ analysis::Profile shown_profile(const analysis::Profile& recorded, bool native, 
 // Prints the pstats-style report to stdout; returns the exit status (2 for a
 // bad --sort/--filter/--format, with a one-line message).
 int print_cpu_profile(const analysis::Profile& profile, const CpuReportFlags& flags);
+// The same report as text in flags.format, for a caller that prints it as
+// one section of a document (report/report_document.h).
+int render_cpu_profile_text(const analysis::Profile& profile, const CpuReportFlags& flags,
+                            std::string* out);
 
 }  // namespace strata::cli

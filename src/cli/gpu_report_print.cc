@@ -1,10 +1,15 @@
 #include "cli/gpu_report_print.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "analysis/torch_op_table.h"
 #include "cli/verbs.h"
+#include "common/atomic_file.h"
 #include "common/strings.h"
 #include "report/gpu_reports.h"
 #include "report/registry.h"
@@ -32,26 +37,14 @@ int load_gpu_reports(const store::TraceReader& reader, const std::vector<std::st
   return kExitOk;
 }
 
-void print_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
-                       report::Format format) {
+void add_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
+                     report::ReportDocument& document) {
   report::GpuReportOptions options;
-  options.format = format;
-  bool first = true;
+  options.format = document.format();
   for (const auto* entry : input.entries) {
     report::GpuReport r = entry->from_tables(input.tables, reader.path(), options);
-    if (!first) std::fputs("\n", stdout);
-    first = false;
-    std::fputs(report::render_gpu_report(r, format).c_str(), stdout);
+    document.add(entry->name, r.table.title, report::render_gpu_report(r, document.format()));
   }
-  std::fflush(stdout);
-}
-
-int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::string>& names,
-                      report::Format format) {
-  GpuReportInput input;
-  if (int status = load_gpu_reports(reader, names, input); status != kExitOk) return status;
-  print_gpu_reports(reader, input, format);
-  return kExitOk;
 }
 
 std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
@@ -85,12 +78,40 @@ std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reade
   return report::torch_op_sum_report(*table, ro);
 }
 
-void print_torch_op_report(const report::GpuReport& table, report::Format format) {
-  std::fputs(report::render_gpu_report(table, format).c_str(), stdout);
-  if (format != report::Format::kTable) {
+void add_torch_op_report(const report::GpuReport& table, report::ReportDocument& document) {
+  document.add("op_sum", table.table.title, report::render_gpu_report(table, document.format()));
+  if (document.format() != report::Format::kTable) {
     for (const auto& note : table.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
   }
-  std::fflush(stdout);
+}
+
+int emit_document(const report::ReportDocument& document, const DocumentOutput& output) {
+  if (output.csv_dir.empty()) {
+    std::string text = document.render();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  // DIR is made when missing (one level, as nsys stats makes its outputs).
+  if (::mkdir(output.csv_dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    return print_usage_error("cannot create directory '" + printable(output.csv_dir) +
+                             "': " + std::strerror(errno));
+  }
+  // Every file is checked before any is written: "exists" leaves none new.
+  const Existing existing = output.force ? Existing::kReplace : Existing::kRefuse;
+  auto files = document.csv_files(output.base);
+  std::vector<AtomicFile> pending;
+  for (const auto& [name, text] : files) {
+    auto file = AtomicFile::create(output.csv_dir + "/" + name, existing);
+    if (!file) return print_usage_error(file.error().message);
+    if (auto st = file->write(text); !st) return print_usage_error(st.error().message);
+    pending.push_back(std::move(file).value());
+  }
+  for (auto& file : pending) {
+    if (auto st = file.publish(); !st) return print_usage_error(st.error().message);
+    std::fprintf(stderr, "strata: wrote %s\n", printable(file.path()).c_str());
+  }
+  return kExitOk;
 }
 
 }  // namespace strata::cli

@@ -9,20 +9,17 @@
 #include <vector>
 
 #include "report/registry.h"
+#include "report/report_document.h"
 #include "report/table.h"
 #include "store/gpu_tables.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
 
-// Prints each named report; returns the exit status (2 for an unknown name
-// or an unreadable file, with a one-line message).
-int print_gpu_reports(const store::TraceReader& reader, const std::vector<std::string>& names,
-                      report::Format format);
-
-// The same in two steps, for a caller that reads everything before it
-// prints anything (strata report): a read error then comes alone, never
-// after half of the output.
+// The reports are read in two steps, so that a caller reads everything
+// before it prints anything: a read error then comes alone, never after half
+// of the output. Then each report becomes a section of the command's one
+// document (report/report_document.h).
 struct GpuReportInput {
   std::vector<const report::ReportEntry*> entries;
   store::GpuTables tables;
@@ -30,14 +27,15 @@ struct GpuReportInput {
 // Checks the names and loads the tables; 2 with a one-line message on failure.
 int load_gpu_reports(const store::TraceReader& reader, const std::vector<std::string>& names,
                      GpuReportInput& out);
-void print_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
-                       report::Format format);
+// Each report a section named as nsys names it (cuda_api_sum, ...).
+void add_gpu_reports(const store::TraceReader& reader, const GpuReportInput& input,
+                     report::ReportDocument& document);
 
 // op_sum of a trace with PyTorch ops is torch.profiler's table, built from
 // strata_torch_ops rather than the GPU tables' NVTX ranges (strata report and
 // strata trace's --stats both print it this way).
 struct TorchOpFlags {
-  std::string sort;          // torch's names or their aliases; empty: torch's default
+  std::string sort;              // torch's names or their aliases; empty: torch's default
   std::optional<int64_t> limit;  // rows kept; torch's table keeps 100 when not given
   bool group_by_shape = false;
   int group_by_stack = 0;
@@ -46,7 +44,18 @@ struct TorchOpFlags {
 std::optional<report::GpuReport> torch_op_report(const store::TraceReader& reader,
                                                  const std::string& file, const TorchOpFlags& flags,
                                                  report::Format format, int* status);
-// Prints it (its notes on stderr outside table format).
-void print_torch_op_report(const report::GpuReport& table, report::Format format);
+// Adds it as the section op_sum (its notes on stderr outside table format).
+void add_torch_op_report(const report::GpuReport& table, report::ReportDocument& document);
+
+// Where a document goes: stdout, or with CSV and `-o DIR` one file per
+// report, DIR/BASE_REPORTNAME.csv (nsys stats' names; BASE the trace's file
+// name without extension). Returns the exit status: 2 with one line naming the
+// path when a file cannot be written, or exists without `force`.
+struct DocumentOutput {
+  std::string csv_dir;  // empty: stdout
+  std::string base;     // report::report_file_base(the trace)
+  bool force = false;
+};
+int emit_document(const report::ReportDocument& document, const DocumentOutput& output);
 
 }  // namespace strata::cli

@@ -38,17 +38,16 @@ bool print_kernels_seen(const store::TraceReader& reader, const KernelPrintConte
 
 }  // namespace
 
-int print_kernel_profiles(const store::TraceReader& reader,
-                          const report::KernelSectionSet& sections, report::Format format,
-                          const KernelPrintContext& context) {
+int render_kernel_profiles_text(const store::TraceReader& reader,
+                                const report::KernelSectionSet& sections, report::Format format,
+                                const KernelPrintContext& context, std::string* out) {
+  out->clear();
   auto launches = store::read_profiled_launches(reader);
   if (!launches) return print_usage_error(launches.error().message);
   std::vector<analysis::KernelProfile> profiles = analysis::analyze_profiled_launches(*launches);
   if (profiles.empty() && !print_kernels_seen(reader, context)) return kExitUsage;
   if (profiles.empty() && format != report::Format::kJson) return kExitOk;
-  std::string text = report::render_kernel_profiles(profiles, sections, format);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+  *out = report::render_kernel_profiles(profiles, sections, format);
   if (format == report::Format::kCsv) {
     // CSV holds values only; the guidance goes beside it, as strata occupancy does.
     for (const auto& p : profiles) {
@@ -60,6 +59,17 @@ int print_kernel_profiles(const store::TraceReader& reader,
       }
     }
   }
+  return kExitOk;
+}
+
+int print_kernel_profiles(const store::TraceReader& reader,
+                          const report::KernelSectionSet& sections, report::Format format,
+                          const KernelPrintContext& context) {
+  std::string text;
+  int status = render_kernel_profiles_text(reader, sections, format, context, &text);
+  if (status != kExitOk) return status;
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
   return kExitOk;
 }
 

@@ -24,5 +24,11 @@ struct KernelPrintContext {
 int print_kernel_profiles(const store::TraceReader& reader,
                           const report::KernelSectionSet& sections, report::Format format,
                           const KernelPrintContext& context);
+// The same as text for a caller that prints it as one section of a document
+// (strata report): *out is empty where nothing is printed (no launch, outside
+// JSON); the stderr lines are written as above.
+int render_kernel_profiles_text(const store::TraceReader& reader,
+                                const report::KernelSectionSet& sections, report::Format format,
+                                const KernelPrintContext& context, std::string* out);
 
 }  // namespace strata::cli

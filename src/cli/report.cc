@@ -27,6 +27,7 @@
 #include "common/strings.h"
 #include "report/bench_report.h"
 #include "report/registry.h"
+#include "report/report_document.h"
 #include "store/cpu_profile_rows.h"
 #include "store/gpu_tables.h"
 #include "store/kernel_metric_rows.h"
@@ -44,9 +45,12 @@ struct ReportOptions {
       reports;  // GPU report names; empty: the --stats set when CUDA data exists
   CpuReportFlags cpu;
   bool limit_given = false;  // --limit on the command line (torch's table keeps 100 rows else)
+  // -o: the page of --format html (a file), or for --format csv the
+  // directory of one file per report.
+  std::string output;
+  bool force = false;
   bool group_by_shape = false;
   int group_by_stack = 0;
-  std::string output;  // -o: where --format html writes its page
 };
 
 // The op_sum flags as torch_op_report takes them. --sort's default
@@ -58,6 +62,10 @@ TorchOpFlags torch_flags(const ReportOptions& opt) {
   flags.group_by_shape = opt.group_by_shape;
   flags.group_by_stack = opt.group_by_stack;
   return flags;
+}
+
+DocumentOutput output_of(const ReportOptions& opt) {
+  return {opt.output, report::report_file_base(opt.file), opt.force};
 }
 
 // Everything is read before anything is printed: a damaged file gives one
@@ -72,7 +80,6 @@ int run_report(const ReportOptions& given) {
     }
     return write_html_report(*reader, given.file, given.output, given.cpu);
   }
-  if (!given.output.empty()) return print_usage_error("-o is for --format html");
   auto format = report::parse_format(given.cpu.format);
   if (!format) return print_usage_error(format.error().message);
   // "kernels" picks the kernel sections of `strata kernels`; the other names
@@ -136,9 +143,10 @@ int run_report(const ReportOptions& given) {
   // Asked-for reports are the whole answer; kernel sections alone are too
   // unless the trace also holds a CUDA timeline.
   const bool print_gpu = !opt.reports.empty() || (given.reports.empty() && cuda);
+  report::ReportDocument document(*format);
   if (torch_table && !given.reports.empty() && !print_gpu && !kernels) {
-    print_torch_op_report(*torch_table, *format);
-    return kExitOk;
+    add_torch_op_report(*torch_table, document);
+    return emit_document(document, output_of(opt));
   }
   const bool print_rest = given.reports.empty() && !(profiles && !cuda);
 
@@ -166,35 +174,32 @@ int run_report(const ReportOptions& given) {
   }
 
   if (print_kernels) {
-    int status = print_kernel_profiles(*reader, report::all_kernel_sections(), *format,
-                                       KernelPrintContext{});
+    std::string text;
+    int status = render_kernel_profiles_text(*reader, report::all_kernel_sections(), *format,
+                                             KernelPrintContext{}, &text);
     if (status != kExitOk) return status;
+    document.add("kernels", report::section_title("Kernel Sections", "kernels"), std::move(text));
   }
-  if (print_gpu) print_gpu_reports(*reader, gpu, *format);
-  if (torch_table) {
-    if (print_gpu || print_kernels) std::fputs("\n", stdout);
-    print_torch_op_report(*torch_table, *format);
+  if (print_gpu) add_gpu_reports(*reader, gpu, document);
+  if (torch_table) add_torch_op_report(*torch_table, document);
+  if (print_rest) {
+    if (!runs.empty()) {
+      auto bench = analysis::summarize_recorded_bench(runs);
+      document.add("bench", report::section_title("Bench", "bench"),
+                   report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format));
+    }
+    if (cpu) {
+      std::string text;
+      int status = render_cpu_profile_text(analysis::from_rows(*cpu), opt.cpu, &text);
+      if (status != kExitOk) return status;
+      document.add("cpu", report::section_title("CPU Profile", "cpu"), std::move(text));
+    }
+    if (runs.empty() && !cpu && !torch_table) {
+      std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n",
+                   printable(opt.file).c_str());
+    }
   }
-  if (!print_rest) return kExitOk;
-  bool printed = torch_table.has_value();
-  if (!runs.empty()) {
-    auto bench = analysis::summarize_recorded_bench(runs);
-    std::fputs(
-        report::render_bench(bench.summary, {bench.measured, bench.warmups}, *format).c_str(),
-        stdout);
-    printed = true;
-  }
-  if (cpu) {
-    if (printed) std::fputs("\n", stdout);
-    int status = print_cpu_profile(analysis::from_rows(*cpu), opt.cpu);
-    if (status != kExitOk) return status;
-    printed = true;
-  }
-  if (!printed) {
-    std::fprintf(stderr, "strata: %s: no bench runs or CPU samples to report\n",
-                 printable(opt.file).c_str());
-  }
-  return kExitOk;
+  return emit_document(document, output_of(opt));
 }
 
 // FILE's CPU profile when it is a `strata cpu` trace (a CPU profile and no
@@ -238,7 +243,17 @@ int run_merged_cpu_report(const ReportOptions& opt, analysis::Profile first) {
   }
   auto merged = analysis::merge_profiles(std::move(profiles));
   if (!merged) return print_usage_error(merged.error().message);
-  return print_cpu_profile(*merged, opt.cpu);
+  auto format = report::parse_format(opt.cpu.format);
+  if (!format) return print_usage_error(format.error().message);
+  std::string text;
+  if (int status = render_cpu_profile_text(*merged, opt.cpu, &text); status != kExitOk) {
+    return status;
+  }
+  report::ReportDocument document(*format);
+  document.add("cpu", report::section_title("CPU Profile", "cpu"), std::move(text));
+  DocumentOutput output = output_of(opt);
+  output.base = report::report_file_base(opt.files.front());
+  return emit_document(document, output);
 }
 
 int run_multi_report(const ReportOptions& opt) {
@@ -275,18 +290,17 @@ int run_multi_report(const ReportOptions& opt) {
     std::fprintf(stderr, "strata: warning: %s\n", printable(w).c_str());
   }
   if (html) return write_html_rank_report(opt.files, result, inputs, opt.output);
-  bool first = true;
+  report::ReportDocument document(*format);
   for (const auto* entry : entries) {
     report::GpuReport r = entry->from_ranks({result, inputs, static_cast<size_t>(opt.cpu.limit)});
-    if (!first && *format == report::Format::kTable) std::fputs("\n", stdout);
-    first = false;
-    std::fputs(report::render_gpu_report(r, *format).c_str(), stdout);
+    document.add(entry->name, r.table.title, report::render_gpu_report(r, *format));
     if (*format != report::Format::kTable) {
       for (const auto& note : r.notes) std::fprintf(stderr, "strata: %s\n", note.c_str());
     }
   }
-  std::fflush(stdout);
-  return kExitOk;
+  DocumentOutput output = output_of(opt);
+  output.base = report::report_file_base(opt.files.front());
+  return emit_document(document, output);
 }
 
 }  // namespace
@@ -310,13 +324,17 @@ VerbRunner add_report(CLI::App& app) {
                   "(recorded with --with-stack)")
       ->check(CLI::PositiveNumber);
   sub->add_option("-o,--output", opt->output,
-                  "With --format html: the page's file (replaced if it exists); default stdout");
+                  "With --format html: the page's file (replaced if it exists; default stdout). "
+                  "With --format csv: write one file per report into this directory, "
+                  "DIR/TRACE_REPORTNAME.csv, as nsys stats names them");
+  sub->add_flag("--force", opt->force, "Overwrite report files that exist (--format csv)");
   return [opt, sub] {
+    if (!opt->output.empty() && opt->cpu.format != "csv" && opt->cpu.format != "html") {
+      return print_usage_error(
+          "-o is for --format html (the page) or --format csv (a directory, one file per report)");
+    }
     if (auto* limit = sub->get_option_no_throw("--limit")) opt->limit_given = limit->count() > 0;
     if (opt->files.size() > 1) {
-      if (opt->cpu.format != "html" && !opt->output.empty()) {
-        return print_usage_error("-o is for --format html");
-      }
       return run_multi_report(*opt);
     }
     opt->file = opt->files.front();

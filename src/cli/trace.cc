@@ -29,6 +29,7 @@
 #include "common/process.h"
 #include "common/strings.h"
 #include "report/registry.h"
+#include "report/report_document.h"
 #include "report/table.h"
 #include "store/gpu_tables.h"
 #include "store/trace_db.h"
@@ -83,7 +84,7 @@ Result<TargetRun> run_target(const std::vector<std::string>& command,
 
 // nsys's default reports when the trace has CUDA data, with op_sum as
 // torch.profiler's table when it has PyTorch ops (alone for CPU-only torch).
-int print_trace_reports(const std::string& path, bool torch_ops, report::Format format) {
+int add_trace_reports(const std::string& path, bool torch_ops, report::ReportDocument& document) {
   auto reader = store::TraceReader::open(path);
   auto present = reader ? store::cuda_data_present(*reader) : Result<bool>(reader.error());
   if (!present) {
@@ -93,20 +94,18 @@ int print_trace_reports(const std::string& path, bool torch_ops, report::Format 
   std::optional<report::GpuReport> torch_table;
   if (torch_ops) {
     int status = kExitOk;
-    torch_table = torch_op_report(*reader, path, TorchOpFlags{}, format, &status);
+    torch_table = torch_op_report(*reader, path, TorchOpFlags{}, document.format(), &status);
     if (!torch_table) return kExitFailed;
   }
-  int status = kExitOk;
   if (*present) {
     std::vector<std::string> names = report::default_gpu_reports();
     if (torch_table) std::erase(names, std::string("op_sum"));
-    status = print_gpu_reports(*reader, names, format);
+    GpuReportInput input;
+    if (int status = load_gpu_reports(*reader, names, input); status != kExitOk) return status;
+    add_gpu_reports(*reader, input, document);
   }
-  if (torch_table && status == kExitOk) {
-    if (*present) std::fputs("\n", stdout);
-    print_torch_op_report(*torch_table, format);
-  }
-  return status;
+  if (torch_table) add_torch_op_report(*torch_table, document);
+  return kExitOk;
 }
 
 int run_trace(const TraceOptions& opt) {
@@ -229,17 +228,23 @@ int run_trace(const TraceOptions& opt) {
   }
   std::fprintf(stderr, "strata: trace written to %s\n", printable(trace->path()).c_str());
 
+  // The reports are one document (report/report_document.h), as strata report prints them.
   int report_status = kExitOk;
+  report::ReportDocument document(*format);
   if (stats && (!spools.empty() || ingested->torch_ops > 0)) {
-    report_status = print_trace_reports(trace->path(), ingested->torch_ops > 0, *format);
+    report_status = add_trace_reports(trace->path(), ingested->torch_ops > 0, document);
   }
   if (stats && result->cpu && report_status == kExitOk) {
     // The CPU layer's top functions (all of it: strata report FILE).
     CpuReportFlags top;
     top.limit = 15;
     top.format = opt.format;
-    std::fputs("\n", stdout);
-    report_status = print_cpu_profile(result->cpu->profile, top);
+    std::string text;
+    report_status = render_cpu_profile_text(result->cpu->profile, top, &text);
+    document.add("cpu", report::section_title("CPU Profile", "cpu"), std::move(text));
+  }
+  if (report_status == kExitOk && !document.empty()) {
+    report_status = emit_document(document, DocumentOutput{});
   }
   if (report_status != kExitOk) return exit_status_after_report(*result, report_status);
   return status_unless_interrupted(interrupts, result->shell_status());

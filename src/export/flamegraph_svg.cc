@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "export/flamegraph_svg_script.h"
 #include "export/xml_text.h"
 
 namespace strata::exporter {
@@ -138,14 +139,35 @@ std::string flamegraph_svg(const analysis::Profile& profile, const FlameGraphOpt
   out += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{:.0f}\" "
       "height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"Verdana, sans-serif\" "
-      "font-size=\"{:g}\">\n",
-      o.width, height, o.width, height, o.font_size);
+      "font-size=\"{:g}\" data-pad-x=\"{:g}\">\n",
+      o.width, height, o.width, height, o.font_size, kFlameGraphPadX);
+  // Zoom and search (export/flamegraph_svg_script.h); the same bytes for every
+  // profile, so CDATA cannot be closed by a name.
+  out +=
+      "<style>.hide { display: none; } .parent { opacity: 0.5; } "
+      "#frames g, #unzoom, #search { cursor: pointer; } "
+      "#unzoom, #search, #matched, #details { fill: #333; }</style>\n";
+  out += "<script type=\"text/ecmascript\"><![CDATA[";
+  out += kFlameGraphScript;
+  out += "]]></script>\n";
   out +=
       fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"#f8f8f8\"/>\n",
                   o.width, height);
   out += fmt::format(
       "<text x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"middle\" font-size=\"{:g}\">{}</text>\n",
       o.width / 2, o.font_size * 1.5, o.font_size + 5, xml_escape(xml_safe_utf8(o.title)));
+  out +=
+      fmt::format("<text id=\"unzoom\" class=\"hide\" x=\"{:g}\" y=\"{:.2f}\">Reset Zoom</text>\n",
+                  kFlameGraphPadX, o.font_size * 1.5);
+  out += fmt::format(
+      "<text id=\"search\" x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"end\">Search</text>\n",
+      o.width - kFlameGraphPadX, o.font_size * 1.5);
+  out += fmt::format(
+      "<text id=\"matched\" class=\"hide\" x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"end\"> "
+      "</text>\n",
+      o.width - kFlameGraphPadX, height - o.font_size * 0.5);
+  out += fmt::format("<text id=\"details\" x=\"{:g}\" y=\"{:.2f}\"> </text>\n", kFlameGraphPadX,
+                     height - o.font_size * 0.5);
   if (total == 0) {
     out += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\">no samples</text>\n", kFlameGraphPadX,
                        top + o.font_size);

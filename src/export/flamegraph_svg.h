@@ -1,6 +1,9 @@
-// A flame graph as one self-contained SVG file drawn by strata: no
-// JavaScript, no external fonts or styles, so any browser or image viewer
-// shows it and tooltips come from <title>. Like Brendan Gregg's FlameGraph,
+// A flame graph as one self-contained SVG file drawn by strata: no external
+// fonts, styles or scripts, so any browser or image viewer shows it and
+// tooltips come from <title>. In a browser, an inline script adds
+// flamegraph.pl's click-to-zoom, "Reset Zoom", and "Search" with the matched
+// share (export/flamegraph_svg_script.h); viewers without scripts show the
+// same static picture. Like Brendan Gregg's FlameGraph,
 // the root ("all") is at the bottom and callees stack upwards; children sit
 // left to right by name, widths are proportional to samples (or time), and
 // colors are a hash of the function name in FlameGraph's "hot" palette, so

@@ -32,7 +32,8 @@ nlohmann::json report_json(const ScratchDir& dir, const std::string& file,
                            const std::string& extra = "") {
   auto r = run_strata("report " + file + " --format json " + extra, dir.path());
   EXPECT_EQ(r.status, 0) << r.err;
-  return nlohmann::json::parse(r.out);
+  // One document keyed by report name; a CPU trace's profile is "cpu".
+  return nlohmann::json::parse(r.out).at("cpu");
 }
 
 const std::string kHotspot = CPU_HOTSPOT_BIN;

@@ -121,11 +121,12 @@ TEST(MultiRankCli, JsonStragglerTable) {
   auto r = run_strata("report trace-*.sqlite --report collective_sum,rank_sum --format json",
                       dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
-  // Two JSON arrays one after the other.
-  size_t split = r.out.find("]\n[");
-  ASSERT_NE(split, std::string::npos) << r.out;
-  auto collectives = nlohmann::json::parse(r.out.substr(0, split + 2));
-  auto ranks = nlohmann::json::parse(r.out.substr(split + 2));
+  // One document keyed by report name, in the order asked for.
+  auto doc = nlohmann::ordered_json::parse(r.out);
+  ASSERT_EQ(doc.size(), 2u) << r.out;
+  EXPECT_EQ(doc.begin().key(), "collective_sum");
+  auto collectives = doc.at("collective_sum");
+  auto ranks = doc.at("rank_sum");
   ASSERT_EQ(collectives.size(), 3u);
   EXPECT_EQ(collectives[0]["Last Rank"], 1);
   double delay = collectives[0]["Delay (ns)"];

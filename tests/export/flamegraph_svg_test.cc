@@ -10,6 +10,7 @@
 #include <regex>
 #include <string>
 
+#include "export/flamegraph_svg_script.h"
 #include "export_test_profiles.h"
 
 namespace strata::exporter {
@@ -40,6 +41,12 @@ using namespace testing;
     if (c == '&' && !check_entity(i)) return fail("bad entity");
     if (c == '>') return fail("stray '>'");
     if (c != '<') continue;
+    if (xml.compare(i, 9, "<![CDATA[") == 0) {  // the script: raw until "]]>"
+      size_t close = xml.find("]]>", i + 9);
+      if (close == std::string::npos) return fail("unterminated CDATA");
+      i = close + 2;
+      continue;
+    }
     size_t end = i + 1;
     char quote = 0;
     for (; end < xml.size(); ++end) {
@@ -118,8 +125,27 @@ TEST(FlameGraphSvg, TitlesHoldNameShareAndSamples) {
   EXPECT_EQ(titles(svg),
             (std::vector<std::string>{"all (100.00%, 5 samples)", "a (100.00%, 5 samples)",
                                       "b (80.00%, 4 samples)", "c (60.00%, 3 samples)"}));
-  EXPECT_EQ(svg.find("<script"), std::string::npos);
-  EXPECT_EQ(svg.find("onclick"), std::string::npos);
+}
+
+// Zoom and search are one constant script (issue 22): the same bytes in every
+// graph, in one CDATA section nothing can close early, and no name in an
+// attribute or a handler.
+TEST(FlameGraphSvg, OneConstantScriptAndNoHandlersInMarkup) {
+  std::string svg = flamegraph_svg(abc_profile(), {});
+  EXPECT_EQ(kFlameGraphScript.find("]]>"), std::string::npos);
+  size_t at = svg.find("<script");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(svg.find("<script", at + 1), std::string::npos);
+  std::string cdata = "<script type=\"text/ecmascript\"><![CDATA[" +
+                      std::string(kFlameGraphScript) + "]]></script>";
+  EXPECT_EQ(svg.compare(at, cdata.size(), cdata), 0);
+  std::string markup = svg;
+  markup.erase(at, cdata.size());
+  EXPECT_EQ(markup.find(" on"), std::string::npos);  // onclick=, onload=, ...
+  for (const char* id : {"id=\"unzoom\"", "id=\"search\"", "id=\"matched\"", "id=\"details\"",
+                         "id=\"frames\"", "data-pad-x=\"10\""}) {
+    EXPECT_NE(svg.find(id), std::string::npos) << id;
+  }
 }
 
 TEST(FlameGraphSvg, WidthsAreProportionalToSamples) {

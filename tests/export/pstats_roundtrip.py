@@ -19,7 +19,7 @@ subprocess.run([strata, "export", "--format", "pstats", "--force", "-o", out, tr
 def report(*flags):
     p = subprocess.run([strata, "report", trace, "--limit", "0", "--format", "json", *flags],
                        check=True, stdout=subprocess.PIPE, text=True)
-    return json.loads(p.stdout)
+    return json.loads(p.stdout)["cpu"]  # one document keyed by report name
 
 
 label = pstats.func_std_string

@@ -3,25 +3,13 @@
   check_report.py exchange REPORT.json PROGRAM.log
   check_report.py allreduce REPORT.json PROGRAM.log
 
-REPORT.json holds the JSON arrays of the reports asked for, one after the
-other; PROGRAM.log the programs' KEY=VALUE lines (rank=... first). Exits 1 with
+REPORT.json is one JSON object keyed by the names of the reports asked for
+(rank_sum, collective_sum, straggler_sum); PROGRAM.log the programs' KEY=VALUE lines (rank=... first). Exits 1 with
 a line per failed check.
 """
 import json
 import re
 import sys
-
-
-def arrays(text):
-    decoder = json.JSONDecoder()
-    out, i = [], 0
-    while i < len(text):
-        if text[i].isspace():
-            i += 1
-            continue
-        value, i = decoder.raw_decode(text, i)
-        out.append(value)
-    return out
 
 
 def program_lines(path):
@@ -36,7 +24,7 @@ def program_lines(path):
 
 def main():
     mode, report_path, log_path = sys.argv[1:4]
-    reports = arrays(open(report_path).read())
+    reports = json.load(open(report_path))
     programs = program_lines(log_path)
     failures = []
 
@@ -45,7 +33,7 @@ def main():
         if not ok:
             failures.append(message)
 
-    ranks = reports[0]
+    ranks = reports["rank_sum"]
     check(len(ranks) == 2 and len(programs) == 2,
           f"two ranks in the report ({len(ranks)}) and in the log ({len(programs)})")
     by_rank = {row["Rank"]: row for row in ranks}
@@ -57,7 +45,7 @@ def main():
             check(row.get("NCCL Kernels") == 0, f"rank {r}: no NCCL kernels")
             check(row.get("Devices") == "0", f"rank {r}: device 0 ({row.get('Devices')})")
     else:
-        collectives, _stragglers = reports[1], reports[2]
+        collectives = reports["collective_sum"]
         for r, kv in sorted(programs.items()):
             row = by_rank.get(r, {})
             want = int(kv["allreduce_steps"])
