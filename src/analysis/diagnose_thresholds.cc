@@ -9,17 +9,9 @@
 namespace strata::analysis {
 namespace {
 
-// Shares are fractions of a window or of kernel time; a ratio of calls
-// per launch has no upper bound worth a check beyond "finite".
-constexpr ThresholdName kNames[] = {
-    {"min_share", &DiagnosisThresholds::min_share, 0.0, 1.0},
-    {"syncs_per_launch", &DiagnosisThresholds::syncs_per_launch, 0.0, 1e9},
-    {"small_grid_kernel_share", &DiagnosisThresholds::small_grid_kernel_share, 0.0, 1.0},
-};
-
 std::string known_names() {
   std::string out;
-  for (const auto& n : kNames) out += (out.empty() ? "" : ", ") + std::string(n.name);
+  for (const auto& n : threshold_table()) out += (out.empty() ? "" : ", ") + std::string(n.name);
   return out;
 }
 
@@ -31,12 +23,12 @@ std::string number_text(double value) {
 
 }  // namespace
 
-std::span<const ThresholdName> threshold_names() { return kNames; }
+std::span<const ThresholdName> threshold_names() { return threshold_table(); }
 
 Status set_threshold(DiagnosisThresholds& thresholds, std::string_view name,
                      std::string_view value) {
   const ThresholdName* found = nullptr;
-  for (const auto& n : kNames) {
+  for (const auto& n : threshold_table()) {
     if (name == n.name) found = &n;
   }
   const std::string quoted = "'" + printable(std::string(name)) + "=" + printable(std::string(value)) + "'";
@@ -49,9 +41,9 @@ Status set_threshold(DiagnosisThresholds& thresholds, std::string_view name,
       !std::isfinite(parsed)) {
     return make_error(quoted + ": the value is not a number");
   }
-  if (parsed < found->min || parsed > found->max) {
+  if (parsed < found->lowest || parsed > found->highest) {
     return make_error(quoted + ": " + found->name + " must be between " +
-                      number_text(found->min) + " and " + number_text(found->max));
+                      number_text(found->lowest) + " and " + number_text(found->highest));
   }
   thresholds.*(found->field) = parsed;
   return Ok{};

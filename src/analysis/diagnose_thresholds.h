@@ -1,8 +1,7 @@
-// The names `strata diagnose --threshold NAME=VALUE` accepts, one row per
-// DiagnosisThresholds field: the one table that parses the flag, prints the
-// thresholds a verdict was judged by and reads them back from a trace
-// (strata_diagnose_settings). A field the rules add gets its row here;
-// docs/diagnose.md gives the reason behind each default.
+// `strata diagnose --threshold NAME=VALUE` over the rules' one table of
+// thresholds (diagnosis_thresholds.h: name, field, range): parsing the flag
+// with the verb's error wording, and writing and reading back the thresholds
+// a verdict was judged by (strata_diagnose_settings).
 //
 // Pure: no I/O.
 #pragma once
@@ -12,17 +11,14 @@
 #include <string_view>
 
 #include "analysis/diagnosis.h"
+#include "analysis/diagnosis_thresholds.h"
 #include "common/result.h"
 
 namespace strata::analysis {
 
-struct ThresholdName {
-  const char* name;                     // as on the command line: min_share
-  double DiagnosisThresholds::*field;  // the field it sets
-  double min;                           // accepted values: min <= value <= max
-  double max;
-};
+using ThresholdName = ThresholdInfo;
 
+// threshold_table(), under the name the verb's code reads it by.
 std::span<const ThresholdName> threshold_names();
 
 // Sets the field `assignment` ("NAME=VALUE") names. Errors name the

@@ -28,7 +28,9 @@ bool perf_events_refused(const ScratchDir& dir, std::string* why) {
 nlohmann::json report_json(const ScratchDir& dir, const std::string& extra) {
   auto r = run_strata("report t.sqlite --format json " + extra, dir.path());
   EXPECT_EQ(r.status, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
+  // One document keyed by report name (docs/reports.md): the CPU profile is "cpu".
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  return doc.is_object() && doc.contains("cpu") ? doc["cpu"] : nlohmann::json();
 }
 
 bool any_label_has(const nlohmann::json& doc, const std::string& part) {
