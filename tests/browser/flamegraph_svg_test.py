@@ -28,34 +28,16 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 import python_trace  # noqa: E402
+from strata_case import StrataCase  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOSTILE = "]]></script><script>window.pwned=1</script><b onmouseover='window.pwned=2'>\"&x"
 
 
-class Case:
+class Case(StrataCase):
     def __init__(self, strata, data, out):
-        self.strata, self.data, self.out = strata, data, out
-        os.makedirs(out, exist_ok=True)
-        self.failures = []
-
-    def run(self, *args):
-        p = subprocess.run([self.strata, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if p.returncode != 0:
-            raise SystemExit("strata %s failed (%d): %s" % (" ".join(args), p.returncode,
-                                                             p.stderr.strip()))
-        return p.stdout
-
-    def check(self, ok, message):
-        print(("ok    " if ok else "FAIL  ") + message)
-        if not ok:
-            self.failures.append(message)
-
-    def finish(self):
-        if self.failures:
-            print("%d check(s) failed" % len(self.failures))
-            sys.exit(1)
+        super().__init__(strata, out)
+        self.data = data
 
     def export(self, trace, name, fmt, *flags):
         path = os.path.join(self.out, name)

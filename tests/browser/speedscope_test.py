@@ -32,6 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 import python_trace  # noqa: E402
+from strata_case import StrataCase  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Frames of CPython's interpreter loop and C API that the mixed view shows
@@ -52,30 +53,8 @@ def speedscope_index():
     return index
 
 
-class Case:
-    def __init__(self, strata, out_dir):
-        self.strata = strata
-        self.out = out_dir
-        os.makedirs(out_dir, exist_ok=True)
-        self.failures = []
-
-    def run(self, *args):
-        p = subprocess.run([self.strata, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True)
-        if p.returncode != 0:
-            raise SystemExit("strata %s failed (%d): %s" % (" ".join(args), p.returncode,
-                                                             p.stderr.strip()))
-        return p.stdout
-
-    def check(self, ok, message):
-        print(("ok    " if ok else "FAIL  ") + message)
-        if not ok:
-            self.failures.append(message)
-
-    def finish(self):
-        if self.failures:
-            print("%d check(s) failed" % len(self.failures))
-            sys.exit(1)
+class Case(StrataCase):
+    pass
 
 
 def loader_for(profile_path, out_dir):
