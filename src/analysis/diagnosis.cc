@@ -291,6 +291,23 @@ Result<TimeWindow> find_range(const DiagnosisInputs& inputs, const std::string& 
   return w;
 }
 
+namespace {
+
+// Damaged traces can hold any times: sums and differences saturate instead
+// of overflowing, and a difference below zero counts as none.
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int64_t nonnegative_difference(int64_t end, int64_t start) {
+  int64_t r = 0;
+  return __builtin_sub_overflow(end, start, &r) || r < 0 ? 0 : r;
+}
+
+}  // namespace
+
 Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
   Diagnosis d;
   d.thresholds = th;
@@ -345,13 +362,14 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
     c.cpu = &p;
     c.cpu_startup = cpu_startup(p, d, view.has_value(), d.startup);
     if (in.window) {
-      c.cpu_base_ns = in.window->end - in.window->start;
+      c.cpu_base_ns = nonnegative_difference(in.window->end, in.window->start);
     } else {
       int64_t sampled = 0;
-      for (const Sample& s : p.samples) sampled += sample_weight_ns(p, s);
+      for (const Sample& s : p.samples) sampled = saturating_add(sampled, sample_weight_ns(p, s));
       const int64_t wall = std::max(p.wall_ns, sampled);
-      c.cpu_base_ns = std::max<int64_t>(
-          0, wall - d.startup_ns - d.startup.interpreter_ns - d.startup.imports_ns);
+      int64_t startup = saturating_add(d.startup_ns, d.startup.interpreter_ns);
+      startup = saturating_add(startup, d.startup.imports_ns);
+      c.cpu_base_ns = nonnegative_difference(wall, startup);
     }
     d.cpu_base_ns = c.cpu_base_ns;
   }

@@ -1,6 +1,7 @@
 #include "analysis/torch_op_table.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -31,8 +32,19 @@ struct Event {
   std::vector<int> children;
   std::vector<int> kernels;  // device events launched by this op
   bool deleted = false;
-  int64_t duration() const { return end - start; }
+  // Damaged rows (a recording cut short, a hostile file) can hold any two
+  // times: an end before the start, or a difference past int64, counts 0.
+  int64_t duration() const {
+    int64_t d = 0;
+    return __builtin_sub_overflow(end, start, &d) || d < 0 ? 0 : d;
+  }
 };
+
+// Sums over damaged rows saturate instead of overflowing (durations are
+// never negative, so only the top is reached).
+void add_saturating(int64_t& total, int64_t value) {
+  if (__builtin_add_overflow(total, value, &total)) total = value > 0 ? INT64_MAX : INT64_MIN;
+}
 
 std::vector<std::string> split_stack(const std::string& text) {
   std::vector<std::string> frames;
@@ -151,8 +163,8 @@ void add_gpu_user_annotations(std::vector<Event>& events) {
 int64_t cuda_total(const std::vector<Event>& events, int i, std::vector<int64_t>& memo) {
   if (memo[i] >= 0) return memo[i];
   int64_t total = 0;
-  for (int k : events[i].kernels) total += events[k].duration();
-  for (int c : events[i].children) total += cuda_total(events, c, memo);
+  for (int k : events[i].kernels) add_saturating(total, events[k].duration());
+  for (int c : events[i].children) add_saturating(total, cuda_total(events, c, memo));
   return memo[i] = total;
 }
 
@@ -338,24 +350,24 @@ Result<TorchOpTable> torch_op_table(const store::TorchOpRows& rows,
     TorchOpTableRow& row = table.rows[it->second];
     ++row.calls;
     if (e.device) {
-      row.self_cuda_ns += e.duration();
-      row.cuda_total_ns += e.duration();
+      add_saturating(row.self_cuda_ns, e.duration());
+      add_saturating(row.cuda_total_ns, e.duration());
       // torch's sum_self_device_time_total leaves user annotations out.
-      if (!e.annotation) table.self_cuda_total_ns += e.duration();
+      if (!e.annotation) add_saturating(table.self_cuda_total_ns, e.duration());
       continue;
     }
     int64_t self_cpu = e.duration();
     int64_t children_cuda = 0;
     for (int c : e.children) {
-      self_cpu -= events[c].duration();
-      children_cuda += cuda_total(events, c, memo);
+      add_saturating(self_cpu, -events[c].duration());
+      add_saturating(children_cuda, cuda_total(events, c, memo));
     }
     const int64_t total_cuda = cuda_total(events, i, memo);
-    row.cpu_total_ns += e.duration();
-    row.self_cpu_ns += self_cpu;
-    row.cuda_total_ns += total_cuda;
-    row.self_cuda_ns += total_cuda - children_cuda;
-    table.self_cpu_total_ns += self_cpu;
+    add_saturating(row.cpu_total_ns, e.duration());
+    add_saturating(row.self_cpu_ns, self_cpu);
+    add_saturating(row.cuda_total_ns, total_cuda);
+    add_saturating(row.self_cuda_ns, total_cuda - children_cuda);  // both >= 0: no overflow
+    add_saturating(table.self_cpu_total_ns, self_cpu);
   }
 
   TorchSort sort = options.sort;
