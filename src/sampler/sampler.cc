@@ -350,7 +350,7 @@ class ProfileBuilder : public RecordSink {
     if (layout == nullptr) {
       status.problem = std::string("reading the frames of CPython ") +
                        std::to_string(runtime.major) + "." + std::to_string(runtime.minor) +
-                       " from memory is not implemented (" + python_layouts_known() + ")";
+                       " from memory is not supported (strata reads " + python_layouts_known() + ")";
       return;
     }
     if (layout->tstate_native_thread_id == 0 && !pthread_tid_offset()) {

@@ -135,7 +135,7 @@ def search_case(c):
     want = folded_share(folded, term)
     with cdp.Browser() as b:
         open_svg(b, svg)
-        # The UI path: "/" opens the prompt; its answer comes from this stub.
+        # The UI path: "/" opens the prompt; the test supplies its answer.
         b.eval("window.prompt = function () { return %r; }; 0" % term)
         b.key("/")
         b.wait_for("document.getElementById('matched').getAttribute('class') === ''")

@@ -165,18 +165,18 @@ TEST(CpuReport, NarrowTerminalDropsDirectoriesFromEveryRow) {
   p.rate_hz = 1000;
   p.wall_ns = 10 * kMs;
   p.cpu_ns = 5 * kMs;
-  FrameId outer = fn(p, "count_words_slow", "/work/examples/cpu_hotspot.py", 77);
+  FrameId outer = fn(p, "count_words_slow", "/src/examples/cpu_hotspot.py", 77);
   FrameId inner = fn(p, "normalize_line_slow_with_a_name_long_enough_to_overflow_the_terminal",
-                     "/work/examples/cpu_hotspot.py", 60);
+                     "/src/examples/cpu_hotspot.py", 60);
   for (int i = 0; i < 3; ++i) p.samples.push_back({1, 1, i * kMs, kMs, {inner, outer}});
   set_text_width(100);  // room for the short label with its path, not the long one
   const std::string text = report(p, Format::kTable);
   set_text_width(0);
   EXPECT_NE(text.find("cpu_hotspot.py:77(count_words_slow)"), std::string::npos) << text;
-  EXPECT_EQ(text.find("/work/examples/"), std::string::npos) << text;
+  EXPECT_EQ(text.find("/src/examples/"), std::string::npos) << text;
   // Without a limit, both keep their paths.
   const std::string wide = report(p, Format::kTable);
-  EXPECT_NE(wide.find("/work/examples/cpu_hotspot.py:77(count_words_slow)"), std::string::npos);
+  EXPECT_NE(wide.find("/src/examples/cpu_hotspot.py:77(count_words_slow)"), std::string::npos);
 }
 
 TEST(CpuReport, SharesTable) {
