@@ -81,6 +81,23 @@ pid_t dead_pid() {
   return pid;
 }
 
+// For a failure message: whether `pid` (our child, not yet waited for) is
+// running, that is, has a /proc entry and is not a zombie.
+bool live_is_running(pid_t pid) {
+  std::string stat = read_file(fs::path("/proc") / std::to_string(pid) / "stat");
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+std::string listing(const fs::path& dir) {
+  std::string names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    names += (names.empty() ? "" : " ") + entry.path().filename().string();
+  }
+  return names;
+}
+
 TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
   test_util::TempDir dir("strata-faults");
   const std::string user_file = "notes.strata-1-0badf00d";  // not a dot file: not strata's
@@ -94,18 +111,23 @@ TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
     fs::path go;
     ~ReleaseOnExit() { std::ofstream{go}; }
   } release{dir.path() / "go"};
-  Strata live = Strata::start({{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "live.sqlite",
-                                "--", "sh", "-c", "while [ ! -e go ]; do sleep 0.02; done"},
-                               dir.path()});
+  // The target first leaves "waiting", so the live run is known to be inside
+  // its measured run (temporary made, not yet renamed) when the test looks.
+  Strata live =
+      Strata::start({{"bench", "-n", "1", "--warmup", "0", "-q", "-o", "live.sqlite", "--", "sh",
+                      "-c", ": > waiting; while [ ! -e go ]; do sleep 0.02; done"},
+                     dir.path()});
   auto deadline = std::chrono::steady_clock::now() + milliseconds(10'000);
   std::string live_temp;
-  while (live_temp.empty() && std::chrono::steady_clock::now() < deadline) {
+  while ((live_temp.empty() || !fs::exists(dir.path() / "waiting")) &&
+         std::chrono::steady_clock::now() < deadline) {
     for (auto& t : strata_temps(dir.path())) {
       if (t.starts_with(".live.sqlite.")) live_temp = t;
     }
     std::this_thread::sleep_for(milliseconds(5));
   }
   ASSERT_FALSE(live_temp.empty()) << "the live run made no temporary";
+  ASSERT_TRUE(fs::exists(dir.path() / "waiting")) << "the live run's target never started";
   // What a SIGKILLed strata on this host would have left: the live run's
   // name (.NAME.strata-PID-HOST-RANDOM) with a pid that is gone.
   const size_t pid_at = live_temp.find(".strata-") + std::string(".strata-").size();
@@ -119,7 +141,9 @@ TEST(OutputNameFaults, DeadRunsTempsAreRemovedLiveRunsKept) {
   auto temps = strata_temps(dir.path());
   EXPECT_EQ(std::count(temps.begin(), temps.end(), stale), 0) << "a dead run's temporary was kept";
   EXPECT_EQ(std::count(temps.begin(), temps.end(), live_temp), 1)
-      << "a live run's temporary was removed";
+      << "a live run's temporary was removed; the live run is "
+      << (live_is_running(live.pid()) ? "still running" : "gone") << "; the directory holds "
+      << listing(dir.path());
   EXPECT_TRUE(fs::exists(dir.path() / user_file)) << "a file strata did not make was removed";
 
   write_file(release.go, "");

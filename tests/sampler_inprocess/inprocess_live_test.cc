@@ -57,22 +57,22 @@ std::map<uint32_t, ThreadTotals> per_tid(const RawProfile& p, uint32_t pid) {
   return n;
 }
 
-// A spin of 300 ms of CPU time: the weight within timer slack, and at least
-// `min_samples` signals. Alone on a core a thread gets one signal per tick of
-// a 100 Hz kernel (the coarsest in use) at half rate: 15. Threads that share
-// cores run in time slices, and a CPU-time timer that expired several times
-// in one slice delivers one signal whose overrun carries the rest: the weight
-// stays right, the count falls (seen: 10 signals standing for 272 ms with four
-// spinning threads on a loaded 2-core machine).
-void expect_spin_of_300ms(const ThreadTotals& t, uint32_t tid, int min_samples = 15) {
+// A spin of 300 ms of CPU time: the weight within timer slack, and a few
+// signals. The count is checked loosely because it depends on the machine's
+// load, not on strata: a CPU-time timer that expired several times in one
+// time slice delivers one signal whose overrun carries the rest, so the
+// weight stays right while the count falls. `ctest -j2` runs these tests
+// beside others, so even a lone thread shares its core (seen: 7 signals
+// standing for 299 ms with three busy loops on a 2-core machine; 10 signals
+// for 272 ms with four spinning threads).
+constexpr int kMinSamples = 4;
+
+void expect_spin_of_300ms(const ThreadTotals& t, uint32_t tid) {
   EXPECT_GE(t.weight_ns, 200'000'000u) << "tid " << tid;
   EXPECT_LE(t.weight_ns, 400'000'000u) << "tid " << tid;
-  EXPECT_GE(t.samples, min_samples) << "tid " << tid;
+  EXPECT_GE(t.samples, kMinSamples) << "tid " << tid;
   EXPECT_LE(t.samples, 400) << "tid " << tid;
 }
-
-// Four spinning threads on a machine of fewer cores: slices of up to ~50 ms.
-constexpr int kMinSamplesSharingCores = 5;
 
 symbolize::AddressSpace space_of(const RawProfile& p, uint32_t pid) {
   symbolize::AddressSpace space;
@@ -158,7 +158,7 @@ TEST(InProcessSamplerTest, FourThreadsStartedAfterMainAreAllSampledAndNamed) {
   threads.erase(pid);  // the main thread only joins
   ASSERT_EQ(threads.size(), 4u);
   for (const auto& [tid, t] : threads) {
-    expect_spin_of_300ms(t, tid, kMinSamplesSharingCores);
+    expect_spin_of_300ms(t, tid);
     std::printf("tid %u: %d samples standing for %.1f ms\n", tid, t.samples, t.weight_ns / 1e6);
   }
   // Names set after the thread started are caught when it exits.
