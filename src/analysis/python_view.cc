@@ -66,7 +66,11 @@ std::vector<Kept> kept_frames(const FrameTable& frames, const std::vector<FrameI
     if (leafmost_interpreter == stack.size() && interpreter.count(f.module)) {
       leafmost_interpreter = i;
     }
-    interpreter_entry = interpreter_entry || is_interpreter_entry(f);
+    // The evaluation loop itself also says so: a stack cut short of its root
+    // (deep imports outgrow the copied stack bytes) has no entry point left,
+    // and a loop with no Python frame read is start-up's or the reader's miss.
+    interpreter_entry = interpreter_entry || is_interpreter_entry(f) ||
+                        f.function == "_PyEval_EvalFrameDefault";
   }
   if (outermost == stack.size()) {
     // No Python frame: the interpreter's own work keeps what it called (the

@@ -175,6 +175,20 @@ TEST_F(PythonViewTest, StacksWithoutPythonCode) {
                            }));
 }
 
+TEST_F(PythonViewTest, AStackCutShortOfItsRootWithTheEvaluationLoopIsTheInterpreters) {
+  // A deep import outgrows the copied stack: no entry point (main,
+  // Py_BytesMain) is left, and no Python frame was read, but the evaluation
+  // loop on it says the interpreter ran. Its frames go; the allocator it
+  // called stays under the no-Python-frame root. (Seen with CPython 3.11:
+  // interpreter frames in the Python view's file.)
+  sample({frame("_int_malloc", libc_), interp("PyList_Append"), interp("marshal_loads"),
+          interp("_PyEval_EvalFrameDefault"), interp("_PyEval_Vector"),
+          interp("PyImport_ImportModuleLevelObject")});
+  sample({py("work"), interp("_PyEval_EvalFrameDefault"), interp("main")});
+  EXPECT_EQ(view_stacks(),
+            (std::vector<Names>{{"_int_malloc", "interpreter: no Python frame"}, {"work"}}));
+}
+
 TEST_F(PythonViewTest, TheInterpreterIsKnownFromAnyStack) {
   // This stack has no _PyEval frame of its own; another frame of the
   // profile names the interpreter's module.

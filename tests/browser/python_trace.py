@@ -1,5 +1,6 @@
 """Records nested_calls.py with `strata cpu` for the browser tests, with a
-CPython that writes perf maps (>= 3.12, docs/cli.md): older ones give no
+CPython whose frames strata names (docs/cli.md: 3.8-3.11 read from the
+interpreter's memory, 3.12 and later from perf maps); older ones give no
 Python frames, so there is no Python view to check and the test is SKIPPED
 with that reason. $STRATA_TEST_PYTHON names the interpreter; else the first
 python3.13, python3.12 or python3 on PATH that is new enough."""
@@ -12,11 +13,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
 
 
-def python_with_perf_maps():
+def python_with_frames():
     candidates = [os.environ.get("STRATA_TEST_PYTHON"), shutil.which("python3.13"),
                   shutil.which("python3.12"), shutil.which("python3"), sys.executable]
     for py in filter(None, candidates):
-        p = subprocess.run([py, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+        p = subprocess.run([py, "-c", "import sys; print(sys.version_info >= (3, 8))"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         if p.returncode == 0 and p.stdout.strip() == "True":
             return py
@@ -25,9 +26,9 @@ def python_with_perf_maps():
 
 def record(strata, out_dir):
     """The trace's path; exits 77 with the reason where it cannot be made."""
-    py = python_with_perf_maps()
+    py = python_with_frames()
     if py is None:
-        print("SKIPPED: no CPython >= 3.12 (perf maps, hence Python frames) found; "
+        print("SKIPPED: no CPython >= 3.8 (whose frames strata names) found; "
               "set STRATA_TEST_PYTHON")
         sys.exit(SKIP)
     trace = os.path.join(out_dir, "nested_calls.sqlite")
