@@ -10,6 +10,9 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
             shown as text, exactly, and nothing of it run
   compare   `strata compare A B --format html` (slow vs batched) and the per-rank
             page of the same two files: their tables, rows present
+  python    tests/browser/nested_calls.py recorded now with `strata cpu` (any
+            CPython >= 3.8; SKIPPED without one): the flame graph's "Python
+            only" view holds no interpreter frame, "Mixed" holds them
   scale     1M synthetic launches added to the capture: the file stays under
             10 MB and the page draws bins (paint time: bench/html_report_scale.py)
 Screenshots go to OUT_DIR/*.png for review. Exit 77 without chromium.
@@ -24,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 import make_traces  # noqa: E402
+import python_trace  # noqa: E402
 
 strata, data_dir, out_dir, case = sys.argv[1:5]
 os.makedirs(out_dir, exist_ok=True)
@@ -243,6 +247,43 @@ def case_compare(b):
     b.screenshot(os.path.join(out_dir, "ranks.png"))
 
 
+def flame_search(b, term):
+    """The share of the samples the flame graph's search matches for `term`."""
+    b.eval("""(() => { const s = document.querySelector('#flame input.flame-search');
+        s.value = %s; s.dispatchEvent(new Event('input')); })()""" % json.dumps(term))
+    return b.eval("document.querySelector('#flame .count').textContent")
+
+
+def case_python(b):
+    trace = python_trace.record(strata, out_dir)
+    open_page(b, report(trace, "python"))
+    no_errors(b)
+    views = b.eval("""Array.from(document.querySelectorAll('#flame input[name=flameview]'))
+        .map(r => [r.value, r.checked])""")
+    check(views == [["python", True], ["mixed", False]],
+          "the flame graph offers Python only (shown first) and Mixed: %s" % views)
+    b.eval("document.getElementById('flame').scrollIntoView()")
+    python_leaf = flame_search(b, "leaf_work")
+    check(python_leaf.startswith("matched") and not python_leaf.startswith("matched 0.0%"),
+          "Python only: leaf_work found (%s)" % python_leaf)
+    python_eval = flame_search(b, "_PyEval_EvalFrameDefault")
+    check(python_eval.startswith("matched 0.0%"),
+          "Python only: no interpreter frame (%s)" % python_eval)
+    b.screenshot(os.path.join(out_dir, "python-flame-python.png"))
+    b.eval("document.querySelector('#flame input[value=mixed]').click()")
+    mixed_eval = flame_search(b, "_PyEval_EvalFrameDefault")
+    check(mixed_eval.startswith("matched") and not mixed_eval.startswith("matched 0.0%"),
+          "Mixed: the interpreter's frames are there (%s)" % mixed_eval)
+    mixed_leaf = flame_search(b, "leaf_work")
+    check(not mixed_leaf.startswith("matched 0.0%"), "Mixed: leaf_work too (%s)" % mixed_leaf)
+    b.screenshot(os.path.join(out_dir, "python-flame-mixed.png"))
+    # cProfile's columns: ncalls tottime percall cumtime percall filename:lineno(function)
+    functions = table_texts(b, "cpu", 6)
+    check(bool(functions) and functions[0].endswith("nested_calls.py:6(leaf_work)"),
+          "the CPU function table, as pstats prints it, leads with leaf_work: %s" % functions[:1])
+    no_errors(b)
+
+
 def case_scale(b):
     src = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
     trace = os.path.join(out_dir, "scale-1m.sqlite")
@@ -266,7 +307,7 @@ def case_scale(b):
 
 with cdp.Browser() as browser:
     {"gpu": case_gpu, "cpu": case_cpu, "hostile": case_hostile, "compare": case_compare,
-     "scale": case_scale}[case](browser)
+     "python": case_python, "scale": case_scale}[case](browser)
     if failures:
         print("console:", "\n".join(browser.console[-20:]))
 if failures:
