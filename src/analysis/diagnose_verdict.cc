@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/cpp_names.h"
 #include "analysis/python_imports.h"
 #include "analysis/python_view.h"
 
 namespace strata::analysis {
 namespace {
 
-double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
 
 // The verdict over the GPU timeline's findings, or why there is none.
 void judge_gpu(const Diagnosis& d, DiagnoseVerdict& v) {
@@ -19,8 +22,8 @@ void judge_gpu(const Diagnosis& d, DiagnoseVerdict& v) {
   if (!d.findings.empty()) {
     const Finding& top = d.findings.front();
     v.explained_by = top.layer == FindingLayer::kKernel ? "kernels" : "timeline";
-    v.verdict = fmt::format("{} could save up to {} ({:.0f} % of the {} work window): {}",
-                            top.rule, short_duration(top.gain_ns),
+    v.verdict = fmt::format("{} could save up to {} ({:.0f} % of the {} work window): {}", top.rule,
+                            short_duration(top.gain_ns),
                             percent(static_cast<double>(top.gain_ns), static_cast<double>(window)),
                             short_duration(window), top.cause);
     return;
@@ -96,7 +99,8 @@ CpuFacts cpu_facts(const Profile& native) {
   // A Python program is judged by its Python functions, as cProfile names them.
   std::optional<Profile> python = python_view(native);
   const Profile& profile = python ? *python : native;
-  f.hottest = top_self_shares(profile, 3);
+  // Names as the CPU table prints them (std::string, not its expansion).
+  f.hottest = top_self_shares(with_short_names(profile), 3);
   if (python) {
     ImportTable imports = python_imports(*python);
     f.import_ns = imports.import_ns;

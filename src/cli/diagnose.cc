@@ -9,6 +9,8 @@
 // the layer log and the settings, and the verdict is printed from that
 // trace (diagnose_print.h), as `strata report FILE --report diagnosis`
 // prints it again later.
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -24,6 +26,7 @@
 #include "cli/diagnose_print.h"
 #include "cli/diagnose_record.h"
 #include "cli/new_trace.h"
+#include "cli/report_html.h"
 #include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/signal_forwarder.h"
@@ -42,6 +45,7 @@ struct DiagnoseOptions {
   std::vector<std::string> thresholds;
   int runs = 3;
   bool quiet = false;
+  bool no_html = false;
   std::vector<std::string> command;
 };
 
@@ -52,7 +56,9 @@ struct DiagnoseOptions {
 constexpr double kRecordedRunCost = 2.0;
 constexpr double kKernelRunCost = 3.0;
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+double seconds(int64_t ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 std::string fmt_seconds(double s) {
   return analysis::short_duration(static_cast<int64_t>(std::max(0.0, s) * 1e9));
@@ -65,9 +71,19 @@ std::string fmt_number(double value) {
   return text;
 }
 
+// The offline HTML page of the trace (issue 22), as `strata report TRACE
+// --format html -o PAGE` writes it: findings first, then the tables, the
+// timeline and the flame graph.
+int write_page_beside(const std::string& trace, Existing existing) {
+  auto reader = store::TraceReader::open(trace);
+  if (!reader) return print_usage_error(printable(reader.error().message));
+  return write_html_report(*reader, trace, page_beside(trace), CpuReportFlags{}, existing);
+}
+
 int run_diagnose(const DiagnoseOptions& opt) {
   if (opt.command.empty()) {
-    return print_usage_error("diagnose needs a command: strata diagnose [options] -- CMD [ARGS...]");
+    return print_usage_error(
+        "diagnose needs a command: strata diagnose [options] -- CMD [ARGS...]");
   }
   if (opt.format != "table" && opt.format != "json") {
     return print_usage_error("--format '" + printable(opt.format) + "': use table or json");
@@ -86,7 +102,20 @@ int run_diagnose(const DiagnoseOptions& opt) {
     std::fprintf(stderr, "strata: %s\n", problem->c_str());
     return kExitCannotStart;
   }
-  const report::Format format = opt.format == "json" ? report::Format::kJson : report::Format::kTable;
+  const report::Format format =
+      opt.format == "json" ? report::Format::kJson : report::Format::kTable;
+  // The page beside a named trace is refused before anything runs, as the
+  // trace itself is: an existing file is kept unless --force. (A default
+  // name's number is the trace's, so its page is the trace's too.)
+  if (opt.output && !opt.no_html && !opt.force) {
+    const std::string page = page_beside(*opt.output);
+    struct stat st;
+    if (::lstat(page.c_str(), &st) == 0) {
+      return print_usage_error(printable(page) +
+                               " exists (the page beside the trace); use --force to overwrite, "
+                               "or --no-html");
+    }
+  }
 
   // A signal to strata goes on to the running child and stops the walk; what
   // ran is written (docs/cli.md, Signals). Made before the trace's temporary.
@@ -107,17 +136,18 @@ int run_diagnose(const DiagnoseOptions& opt) {
   bench.quiet = opt.quiet;
   bench.command = opt.command;
   bench.verb = "diagnose";
-  MeasuredRuns baseline = measure_runs({{"A", opt.command}}, bench, forwarder,
-                                       [&] { return spent() >= budget; });
+  MeasuredRuns baseline =
+      measure_runs({{"A", opt.command}}, bench, forwarder, [&] { return spent() >= budget; });
   if (!baseline.started) return kExitCannotStart;  // nothing ran: no trace is left
   int64_t slowest = 0;
   for (const auto& r : baseline.runs) slowest = std::max(slowest, r.wall_ns);
   {
     const size_t done = baseline.runs.size();
-    std::string reason = std::to_string(done) + " run" + (done == 1 ? "" : "s") + ": wall, CPU time, spread";
+    std::string reason =
+        std::to_string(done) + " run" + (done == 1 ? "" : "s") + ": wall, CPU time, spread";
     if (done < static_cast<size_t>(opt.runs) && !forwarder.received()) {
-      reason += "; --budget stopped it after " + std::to_string(done) + " of " +
-                std::to_string(opt.runs);
+      reason +=
+          "; --budget stopped it after " + std::to_string(done) + " of " + std::to_string(opt.runs);
     }
     layers.push_back({"baseline", true, reason, monotonic_ns() - start});
   }
@@ -183,10 +213,13 @@ int run_diagnose(const DiagnoseOptions& opt) {
   std::fprintf(stderr, "strata: trace written to %s\n", printable(trace->path()).c_str());
 
   const int printed = print_diagnose_verdict(trace->path(), format);
+  const Existing existing = opt.output && !opt.force ? Existing::kRefuse : Existing::kReplace;
+  const int paged = opt.no_html ? kExitOk : write_page_beside(trace->path(), existing);
   if (forwarder.received()) return 128 + forwarder.received();
   // The target's failure is the answer first: its status, as strata trace.
   if (recording && recording->target.shell_status() != 0) return recording->target.shell_status();
   if (printed != kExitOk) return printed;
+  if (paged != kExitOk) return paged;
   return baseline.any_failed || record_failed ? kExitFailed : kExitOk;
 }
 
@@ -209,6 +242,8 @@ VerbRunner add_diagnose(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub->add_flag("-q,--quiet", opt->quiet, "Discard the program's output in the baseline runs");
+  sub->add_flag("--no-html", opt->no_html,
+                "Write no HTML page beside the trace (default: TRACE's name with .html)");
   sub->add_option("command", opt->command, "-- CMD [ARGS...]")->required();
   sub->positionals_at_end(true);
   return [opt] { return run_diagnose(*opt); };

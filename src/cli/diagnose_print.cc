@@ -61,6 +61,11 @@ Result<bool> is_diagnose_trace(const store::TraceReader& reader) {
   return store::diagnose_record_present(reader);
 }
 
+Result<analysis::DiagnoseVerdict> load_verdict(const store::TraceReader& reader) {
+  STRATA_ASSIGN_OR_RETURN(auto input, load_input(reader));
+  return analysis::build_verdict(input);
+}
+
 int print_diagnose_verdict(const std::string& path, report::Format format,
                            const std::optional<std::string>& range) {
   auto reader = store::TraceReader::open(path);

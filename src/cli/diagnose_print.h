@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/diagnose_verdict.h"
 #include "report/table.h"
 #include "store/trace_db.h"
 
@@ -16,6 +17,9 @@ namespace strata::cli {
 // Whether `reader`'s file was written by strata diagnose. A file that cannot
 // be read is an error (exit 2), never "no".
 Result<bool> is_diagnose_trace(const store::TraceReader& reader);
+
+// The verdict of a diagnose trace, for the HTML page (cli/report_html.h).
+Result<analysis::DiagnoseVerdict> load_verdict(const store::TraceReader& reader);
 
 // Prints the verdict on stdout. `range` replaces the stored --range when
 // given. Exit status: 0; 2 when the file cannot be read or the range names

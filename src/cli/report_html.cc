@@ -9,6 +9,7 @@
 #include "analysis/kernel_profile.h"
 #include "analysis/python_view.h"
 #include "analysis/torch_op_table.h"
+#include "cli/diagnose_print.h"
 #include "cli/verbs.h"
 #include "common/atomic_file.h"
 #include "common/build_info.h"
@@ -166,14 +167,33 @@ Status add_kernels(const store::TraceReader& reader, html::PageInput& page) {
   return Ok{};
 }
 
-int write_page(const html::PageInput& page, const std::string& output) {
+// A trace strata diagnose wrote: its whole verdict (the CPU, off-CPU,
+// timeline and kernel findings, the baseline and the layer log) in place of
+// the GPU timeline's diagnosis alone.
+Status add_verdict(const store::TraceReader& reader, const std::string& file,
+                   html::PageInput& page) {
+  STRATA_ASSIGN_OR_RETURN(bool diagnosed, is_diagnose_trace(reader));
+  if (!diagnosed) return Ok{};
+  // A verdict that cannot be built (a stored --range naming nothing, a
+  // damaged setting) leaves the rest of the page; the note says why.
+  auto verdict = load_verdict(reader);
+  if (!verdict) {
+    page.notes.push_back("No diagnose verdict: " + verdict.error().message);
+    return Ok{};
+  }
+  page.diagnosis = report::verdict_report(*verdict, file);
+  return Ok{};
+}
+
+int write_page(const html::PageInput& page, const std::string& output,
+               Existing existing = Existing::kReplace) {
   const std::string text = html::render_page(page);
   if (output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return kExitOk;
   }
-  if (Status s = write_file_atomically(output, text, Existing::kReplace); !s.ok()) {
+  if (Status s = write_file_atomically(output, text, existing); !s.ok()) {
     return print_usage_error(s.error().message);
   }
   std::fprintf(stderr, "strata: wrote %s (%zu bytes)\n", printable(output).c_str(), text.size());
@@ -227,19 +247,29 @@ int write_html_compare_report(const analysis::CompareSide& a, const analysis::Co
 }
 
 int write_html_report(const store::TraceReader& reader, const std::string& file,
-                      const std::string& output, const CpuReportFlags& flags) {
+                      const std::string& output, const CpuReportFlags& flags, Existing existing) {
   html::PageInput page;
   page.title = std::filesystem::path(file).filename().string();
   page.generator = std::string("strata ") + build::kVersion;
   if (Status s = add_gpu(reader, file, page); !s.ok()) return print_usage_error(s.error().message);
   if (Status s = add_cpu(reader, flags, page); !s.ok()) return print_usage_error(s.error().message);
   if (Status s = add_kernels(reader, page); !s.ok()) return print_usage_error(s.error().message);
+  if (Status s = add_verdict(reader, file, page); !s.ok()) {
+    return print_usage_error(s.error().message);
+  }
   if (page.tables.empty() && page.timeline.is_null() && page.flame.is_null() &&
       page.kernel_sections.empty()) {
     page.notes.push_back("This trace holds no CUDA, CPU or kernel data to show.");
   }
   page.summary.insert(page.summary.begin(), {"Trace", file});
-  return write_page(page, output);
+  return write_page(page, output, existing);
+}
+
+std::string page_beside(const std::string& trace) {
+  std::filesystem::path page(trace);
+  if (page.extension() == ".html") return trace + ".html";  // never the trace itself
+  page.replace_extension(".html");
+  return page.string();
 }
 
 }  // namespace strata::cli

@@ -12,15 +12,22 @@
 #include "analysis/compare.h"
 #include "analysis/multi_rank.h"
 #include "cli/cpu_flags.h"
+#include "common/atomic_file.h"
 #include "store/trace_db.h"
 
 namespace strata::cli {
 
-// Writes the page to `output` (atomically, replacing a file of that name),
-// or to stdout when `output` is empty. Returns the exit status (2 with one
-// line for an unreadable trace or an unwritable output).
+// Writes the page to `output` (atomically; a file of that name is replaced
+// unless `existing` says kRefuse), or to stdout when `output` is empty.
+// Returns the exit status (2 with one line for an unreadable trace or an
+// unwritable output).
 int write_html_report(const store::TraceReader& reader, const std::string& file,
-                      const std::string& output, const CpuReportFlags& flags);
+                      const std::string& output, const CpuReportFlags& flags,
+                      Existing existing = Existing::kReplace);
+
+// The page `strata diagnose` writes beside its trace: TRACE's name with
+// ".html" for its extension (report.sqlite: report.html).
+std::string page_beside(const std::string& trace);
 
 // The per-rank page of several traces of one job: the registry's rank
 // reports (rank_sum, collective_sum, straggler_sum) as sortable tables and

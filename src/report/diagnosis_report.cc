@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/diagnose_thresholds.h"
-
 #include "common/strings.h"
 
 namespace strata::report {
@@ -15,10 +14,6 @@ using analysis::short_duration;
 
 double share(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-const char* layer_name(analysis::FindingLayer layer) {
-  return layer == analysis::FindingLayer::kKernel ? "kernel" : "timeline";
 }
 
 std::string joined(const std::vector<std::string>& parts, const char* separator) {
@@ -70,6 +65,35 @@ void add_header(const analysis::Diagnosis& d, GpuReport& r) {
   }
 }
 
+// The findings as the table's rows, largest gain first; text puts each one's
+// evidence, what to try and the command that shows it again under the table.
+void add_finding_rows(const std::vector<analysis::Finding>& findings, int64_t window,
+                      const std::string& source, bool text, GpuReport& r) {
+  const std::string again = "strata report " + shell_quote(source) + " ";
+  int rank = 0;
+  for (const auto& f : findings) {
+    ++rank;
+    std::vector<Cell> row = {Cell{std::to_string(rank), static_cast<double>(rank)},
+                             text ? text_cell(short_duration(f.gain_ns))
+                                  : Cell{std::to_string(f.gain_ns), static_cast<double>(f.gain_ns)},
+                             number_cell(share(f.gain_ns, window), 1),
+                             text_cell(analysis::finding_layer_name(f.layer)),
+                             text_cell(f.rule),
+                             text_cell(f.cause)};
+    if (text) {
+      r.notes.push_back(fmt::format("#{} {}", rank, f.rule));
+      for (const auto& e : f.evidence) r.notes.push_back("   evidence: " + printable(e));
+      r.notes.push_back("   try:      " + f.try_this);
+      r.notes.push_back("   again:    " + printable(again + f.show_again));
+    } else {
+      row.push_back(text_cell(joined(f.evidence, "; ")));
+      row.push_back(text_cell(f.try_this));
+      row.push_back(text_cell(again + f.show_again));
+    }
+    r.table.rows.push_back(std::move(row));
+  }
+}
+
 // Under the table: what the rules could not see, and the verdict when none fired.
 void add_limits(const analysis::Diagnosis& d, bool shapes_known, GpuReport& r) {
   const int64_t window = d.idle.window_ns();
@@ -81,8 +105,9 @@ void add_limits(const analysis::Diagnosis& d, bool shapes_known, GpuReport& r) {
         short_duration(d.idle.idle.unattributed_ns), share(d.idle.idle.unattributed_ns, window)));
   }
   if (!shapes_known) {
-    r.notes.push_back("kernel.small_grid not checked: the trace has no SM count "
-                      "(TARGET_INFO_GPU) or no kernel launch configurations");
+    r.notes.push_back(
+        "kernel.small_grid not checked: the trace has no SM count "
+        "(TARGET_INFO_GPU) or no kernel launch configurations");
   }
   if (d.findings.empty()) {
     r.notes.push_back(fmt::format(
@@ -106,32 +131,8 @@ GpuReport diagnosis_report(const analysis::Diagnosis& d, const std::string& sour
     r.skipped = "SKIPPED: " + printable(source) + " has no kernel, copy or memset to diagnose.";
     return r;
   }
-  const int64_t window = d.idle.window_ns();
   if (text) add_header(d, r);
-  const std::string again = "strata report " + shell_quote(source) + " ";
-  int rank = 0;
-  for (const auto& f : d.findings) {
-    ++rank;
-    std::vector<Cell> row = {
-        Cell{std::to_string(rank), static_cast<double>(rank)},
-        text ? text_cell(short_duration(f.gain_ns))
-             : Cell{std::to_string(f.gain_ns), static_cast<double>(f.gain_ns)},
-        number_cell(share(f.gain_ns, window), 1),
-        text_cell(layer_name(f.layer)),
-        text_cell(f.rule),
-        text_cell(f.cause)};
-    if (text) {
-      r.notes.push_back(fmt::format("#{} {}", rank, f.rule));
-      for (const auto& e : f.evidence) r.notes.push_back("   evidence: " + printable(e));
-      r.notes.push_back("   try:      " + f.try_this);
-      r.notes.push_back("   again:    " + printable(again + f.show_again));
-    } else {
-      row.push_back(text_cell(joined(f.evidence, "; ")));
-      row.push_back(text_cell(f.try_this));
-      row.push_back(text_cell(again + f.show_again));
-    }
-    r.table.rows.push_back(std::move(row));
-  }
+  add_finding_rows(d.findings, d.idle.window_ns(), source, text, r);
   if (text) add_limits(d, shapes_known, r);
   return r;
 }
@@ -140,8 +141,8 @@ GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string&
                               const GpuReportOptions& options) {
   analysis::DiagnosisInputs inputs;
   inputs.gpu = &tables;
-  return diagnosis_report(analysis::diagnose(inputs), source,
-                          analysis::has_launch_shapes(tables), options);
+  return diagnosis_report(analysis::diagnose(inputs), source, analysis::has_launch_shapes(tables),
+                          options);
 }
 
 }  // namespace strata::report
@@ -155,8 +156,8 @@ using analysis::short_duration;
 
 nlohmann::ordered_json summary_json(const std::optional<analysis::Summary>& s) {
   if (!s) return nullptr;
-  return {{"count", s->count},          {"min", s->min},   {"median", s->median},
-          {"max", s->max},              {"mean", s->mean}, {"stddev", s->stddev}};
+  return {{"count", s->count}, {"min", s->min},   {"median", s->median},
+          {"max", s->max},     {"mean", s->mean}, {"stddev", s->stddev}};
 }
 
 std::string baseline_line(const analysis::BaselineFacts& b) {
@@ -208,7 +209,8 @@ std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& s
   if (v.cpu && !v.cpu->hottest.empty()) {
     std::string hot;
     for (const auto& h : v.cpu->hottest) {
-      hot += (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
+      hot +=
+          (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
     }
     out += fmt::format("CPU: {} samples; hottest (self): {}\n", v.cpu->samples, hot);
   }
@@ -305,7 +307,7 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
     findings.push_back(
         {{"rank", ++rank},
          {"rule", f.rule},
-         {"layer", f.layer == analysis::FindingLayer::kKernel ? "kernel" : "timeline"},
+         {"layer", analysis::finding_layer_name(f.layer)},
          {"cause", f.cause},
          {"evidence", f.evidence},
          {"gain_ns", f.gain_ns},
@@ -328,6 +330,30 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
 }
 
 }  // namespace
+
+GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& source) {
+  GpuReport r;
+  r.table.title = " ** Diagnosis (diagnose):";
+  r.table.columns = columns(false);
+  r.header.push_back("Verdict: " + printable(v.verdict));
+  r.header.push_back(baseline_line(v.baseline));
+  for (const auto& line : startup_lines(v)) r.header.push_back(line);
+  if (v.cpu && !v.cpu->hottest.empty()) {
+    std::string hot;
+    for (const auto& h : v.cpu->hottest) {
+      hot +=
+          (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
+    }
+    r.header.push_back(fmt::format("CPU: {} samples; hottest (self): {}", v.cpu->samples, hot));
+  }
+  for (const auto& l : v.layers) {
+    r.header.push_back(
+        fmt::format("Layer {}: {}, {}{}", l.layer, l.ran ? "ran" : "skipped", printable(l.reason),
+                    l.ran && l.elapsed_ns > 0 ? " (" + short_duration(l.elapsed_ns) + ")" : ""));
+  }
+  add_finding_rows(v.findings, v.gpu ? v.gpu->idle.window_ns() : 0, source, false, r);
+  return r;
+}
 
 std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,
                            Format format) {

@@ -6,6 +6,9 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
             timeline zoom and pan with launch arrows, the CSP blocking a fetch
             and an injected script
   cpu       cpu-cpu_hotspot-slow: the flame graph's click-to-zoom and search
+  diagnose  the fixture diagnose-cpu_hotspot-slow (what `strata diagnose` writes
+            beside its trace): the verb's verdict, the CPU's hottest
+            function and the layer log in the Diagnosis section
   hostile   the same capture with hostile names (make_traces.py): each one
             shown as text, exactly, and nothing of it run
   compare   `strata compare A B --format html` (slow vs batched) and the per-rank
@@ -188,6 +191,23 @@ def case_cpu(b):
     b.screenshot(os.path.join(out_dir, "cpu-flame-search.png"))
 
 
+def case_diagnose(b):
+    trace = os.path.join(data_dir, "diagnose-cpu_hotspot-slow", "trace.sqlite")
+    open_page(b, report(trace, "diagnose"))
+    no_errors(b)
+    text = b.eval("document.getElementById('diagnosis').innerText")
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    check(any(ln.startswith("Verdict: the time is on the CPU") for ln in lines),
+          "the verdict line says the CPU: %s" % lines[1:2])
+    check("normalize_line_slow(std::string const&)" in text,
+          "the tutorial's hot spot is named, as the CPU table names it")
+    for layer in ("baseline", "cpu", "timeline", "ops", "kernels"):
+        check(any(ln.startswith("Layer %s: " % layer) for ln in lines), "layer %s logged" % layer)
+    check("No finding:" not in text, "no GPU 'No finding' line under a CPU verdict")
+    b.eval("document.getElementById('diagnosis').scrollIntoView()")
+    b.screenshot(os.path.join(out_dir, "diagnose.png"))
+
+
 def case_hostile(b):
     src = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
     trace = os.path.join(out_dir, "hostile.sqlite")
@@ -306,7 +326,8 @@ def case_scale(b):
 
 
 with cdp.Browser() as browser:
-    {"gpu": case_gpu, "cpu": case_cpu, "hostile": case_hostile, "compare": case_compare,
+    {"gpu": case_gpu, "cpu": case_cpu, "diagnose": case_diagnose, "hostile": case_hostile,
+     "compare": case_compare,
      "python": case_python, "scale": case_scale}[case](browser)
     if failures:
         print("console:", "\n".join(browser.console[-20:]))

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -120,6 +121,40 @@ TEST(DiagnoseCli, FailingTargetExitsWithItsStatusAndKeepsTheTrace) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "k.sqlite"));
   auto again = run_strata("report k.sqlite --report diagnosis", dir.path());
   EXPECT_EQ(again.status, 0) << again.err;
+}
+
+// Issue 22: diagnose writes the offline page beside its trace (d.sqlite:
+// d.html), with the verdict in it; an existing page is refused before
+// anything runs unless --force; --no-html writes none.
+TEST(DiagnoseCli, WritesItsHtmlPageBesideTheTrace) {
+  ScratchDir dir;
+  auto r = run_strata("diagnose -n 1 -o d.sqlite -- sleep 0.2", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("strata: wrote d.html ("), std::string::npos) << r.err;
+  const std::string page = read_file(dir.path() / "d.html");
+  EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+  // The verb's own verdict, not the GPU timeline's diagnosis alone.
+  EXPECT_NE(page.find("Verdict: the program is off the CPU"), std::string::npos);
+  EXPECT_NE(page.find("Layer kernels: skipped"), std::string::npos);
+
+  std::ofstream(dir.path() / "mine.html") << "the user's page";
+  auto kept = run_strata("diagnose -n 1 -o mine.sqlite -- true", dir.path());
+  EXPECT_EQ(kept.status, 2);
+  ASSERT_EQ(kept.err_lines().size(), 1u) << kept.err;
+  EXPECT_EQ(kept.err_lines()[0],
+            "strata: mine.html exists (the page beside the trace); use --force to overwrite, or "
+            "--no-html");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "mine.sqlite")) << "nothing ran";
+  EXPECT_EQ(read_file(dir.path() / "mine.html"), "the user's page");
+
+  auto forced = run_strata("diagnose -n 1 --force -o mine.sqlite -- true", dir.path());
+  EXPECT_EQ(forced.status, 0) << forced.err;
+  EXPECT_NE(read_file(dir.path() / "mine.html").find("Content-Security-Policy"), std::string::npos);
+
+  auto none = run_strata("diagnose -n 1 --no-html -o n.sqlite -- true", dir.path());
+  EXPECT_EQ(none.status, 0) << none.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "n.sqlite"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "n.html"));
 }
 
 TEST(DiagnoseCli, UsageErrorsExit2BeforeAnythingRuns) {

@@ -103,7 +103,9 @@
     var find = function (re) { for (var i = 0; i < cols.length; i++) if (re.test(cols[i])) return i; return -1; };
     var causeCol = find(/^(Finding|Cause)$/), gainCol = find(/save|Gain/i), rankCol = find(/^#$/);
     var cell = function (row, i) { var c = row[i]; return i < 0 ? "" : Array.isArray(c) ? c : [c, null]; };
-    if (!d.rows.length && !d.skipped) add(dg, el("p", "none", "No finding: nothing on the timeline accounts for a large share of the work window."));
+    // A diagnose trace's verdict line says what explains the time even without a finding.
+    var verdictLine = d.header.some(function (h) { return /^Verdict: /.test(h); });
+    if (!d.rows.length && !d.skipped && !verdictLine) add(dg, el("p", "none", "No finding: nothing on the timeline accounts for a large share of the work window."));
     d.rows.forEach(function (row) {
       var f = el("div", "finding");
       var gain = cell(row, gainCol);
