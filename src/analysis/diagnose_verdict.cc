@@ -16,16 +16,39 @@ double percent(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-// The verdict over the GPU timeline's findings, or why there is none.
+// What a finding's share is of: a CPU rule's, the run less start-up (or the
+// range); the others', the GPU's work window.
+int64_t share_base(const Diagnosis& d, const Finding& f) {
+  return f.layer == FindingLayer::kCpu ? d.cpu_base_ns : d.idle.window_ns();
+}
+
+// The layer the verdict names for a finding's layer.
+const char* explaining_layer(FindingLayer layer) {
+  switch (layer) {
+    case FindingLayer::kCpu:
+      return "cpu";
+    case FindingLayer::kOps:
+      return "ops";
+    case FindingLayer::kKernel:
+      return "kernels";
+    case FindingLayer::kTimeline:
+      return "timeline";
+  }
+  return "timeline";
+}
+
+// The verdict of a program with GPU activity: its largest finding, of any
+// layer, or why there is none.
 void judge_gpu(const Diagnosis& d, DiagnoseVerdict& v) {
   const int64_t window = d.idle.window_ns();
   if (!d.findings.empty()) {
     const Finding& top = d.findings.front();
-    v.explained_by = top.layer == FindingLayer::kKernel ? "kernels" : "timeline";
-    v.verdict = fmt::format("{} could save up to {} ({:.0f} % of the {} work window): {}", top.rule,
-                            short_duration(top.gain_ns),
-                            percent(static_cast<double>(top.gain_ns), static_cast<double>(window)),
-                            short_duration(window), top.cause);
+    const int64_t base = share_base(d, top);
+    v.explained_by = explaining_layer(top.layer);
+    v.verdict = fmt::format(
+        "{} could save up to {} ({:.0f} % of the {} {}): {}", top.rule, short_duration(top.gain_ns),
+        percent(static_cast<double>(top.gain_ns), static_cast<double>(base)), short_duration(base),
+        top.layer == FindingLayer::kCpu ? "run after start-up" : "work window", top.cause);
     return;
   }
   const double busy = percent(static_cast<double>(d.idle.busy_ns), static_cast<double>(window));
@@ -126,7 +149,8 @@ Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
   std::optional<Profile> cpu = in.cpu;
   if (in.range) {
     static const store::GpuTables kNoTables;
-    auto span = find_range(*in.range, gpu ? *gpu : kNoTables, in.ops);
+    static const std::vector<store::TorchOp> kNoOps;
+    auto span = find_range(*in.range, gpu ? *gpu : kNoTables, in.ops ? in.ops->ops : kNoOps);
     if (!span) {
       return make_error("--range '" + *in.range +
                         "': the trace has no NVTX range or PyTorch record_function named so");
@@ -136,13 +160,24 @@ Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
     if (cpu) cpu = restrict_to(*cpu, *span);
   }
   if (cpu && !cpu->samples.empty()) v.cpu = cpu_facts(*cpu);
-  if (gpu) {
-    Diagnosis d = diagnose_gpu_trace(*gpu, in.thresholds);
-    if (d.idle.has_activity) {
-      v.shapes_known = has_launch_shapes(*gpu);
-      v.findings = d.findings;
-      v.gpu = std::move(d);
-    }
+  // Every layer's rules over what the trace holds (analysis/diagnosis.h):
+  // the CPU profile, the GPU timeline, the op table, the kernel metrics.
+  DiagnosisInputs inputs;
+  inputs.gpu = gpu ? &*gpu : nullptr;
+  inputs.cpu = cpu ? &*cpu : nullptr;
+  inputs.ops = in.ops ? &*in.ops : nullptr;
+  inputs.kernels = in.kernels.empty() ? nullptr : &in.kernels;
+  if (v.range_span) {
+    // Inside a range there is no start-up; the CPU rules' shares are of the range.
+    inputs.window =
+        TimeWindow{v.range_span->start, v.range_span->end, *in.range, v.range_span->instances};
+  }
+  Diagnosis d = diagnose(inputs, in.thresholds);
+  v.findings = d.findings;
+  v.cpu_base_ns = d.cpu_base_ns;
+  if (gpu && d.idle.has_activity) {
+    v.shapes_known = has_launch_shapes(*gpu);
+    v.gpu = std::move(d);
   }
   if (v.gpu) {
     judge_gpu(*v.gpu, v);

@@ -21,9 +21,11 @@
 #include "analysis/cpu_pstats.h"
 #include "analysis/diagnose_range.h"
 #include "analysis/diagnosis.h"
+#include "analysis/kernel_profile.h"
 #include "analysis/stats.h"
 #include "store/diagnose_rows.h"
 #include "store/gpu_tables.h"
+#include "store/torch_op_rows.h"
 #include "store/trace_db.h"
 
 namespace strata::analysis {
@@ -48,18 +50,20 @@ struct CpuFacts {
   // Python start-up: time under imports (python -X importtime's figure, from
   // the samples) and the heaviest modules the main script imported.
   int64_t import_ns = 0;
-  std::vector<std::pair<std::string, int64_t>> heaviest_imports;  // module, cumulative ns; at most 3
+  std::vector<std::pair<std::string, int64_t>>
+      heaviest_imports;  // module, cumulative ns; at most 3
 };
 CpuFacts cpu_facts(const Profile& profile);
 
 // Everything a verdict is built from.
 struct VerdictInput {
-  std::vector<store::BenchRun> bench;  // the baseline's runs
-  std::optional<Profile> cpu;          // the recorded run's samples, if any
-  std::optional<store::GpuTables> gpu;  // loaded with the timeline; nullopt: no CUDA data
-  std::vector<store::TorchOp> ops;      // for --range's record_function names
+  std::vector<store::BenchRun> bench;     // the baseline's runs
+  std::optional<Profile> cpu;             // the recorded run's samples, if any
+  std::optional<store::GpuTables> gpu;    // loaded with the timeline; nullopt: no CUDA data
+  std::optional<store::TorchOpRows> ops;  // the op recorder's rows, if it ran
+  std::vector<KernelProfile> kernels;     // the kernel-metrics layer's launches
   DiagnosisThresholds thresholds;
-  std::optional<std::string> range;     // --range NAME
+  std::optional<std::string> range;  // --range NAME
   std::vector<store::DiagnoseLayerRow> layers;
   std::optional<double> budget_s;
 };
@@ -75,7 +79,8 @@ struct DiagnoseVerdict {
   // "kernels", or "" when none does (no successful run).
   std::string explained_by;
   std::string verdict;            // one sentence
-  std::vector<Finding> findings;  // largest gain first
+  std::vector<Finding> findings;  // every layer's, largest gain first
+  int64_t cpu_base_ns = 0;        // what the CPU findings' shares are of (Diagnosis::cpu_base_ns)
   std::vector<store::DiagnoseLayerRow> layers;
   std::optional<double> budget_s;
   DiagnosisThresholds thresholds;

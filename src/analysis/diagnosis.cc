@@ -18,8 +18,9 @@ namespace strata::analysis {
 std::string short_duration(int64_t ns) {
   const double v = static_cast<double>(ns);
   auto three = [](double x) {
-    return x >= 100 ? fmt::format("{:.0f}", x) : x >= 10 ? fmt::format("{:.1f}", x)
-                                                         : fmt::format("{:.2f}", x);
+    return x >= 100  ? fmt::format("{:.0f}", x)
+           : x >= 10 ? fmt::format("{:.1f}", x)
+                     : fmt::format("{:.2f}", x);
   };
   if (ns < 1'000) return fmt::format("{} ns", ns);
   if (ns < 1'000'000) return three(v / 1e3) + " us";
@@ -29,10 +30,14 @@ std::string short_duration(int64_t ns) {
 
 const char* finding_layer_name(FindingLayer layer) {
   switch (layer) {
-    case FindingLayer::kCpu: return "cpu";
-    case FindingLayer::kTimeline: return "timeline";
-    case FindingLayer::kOps: return "ops";
-    case FindingLayer::kKernel: return "kernel";
+    case FindingLayer::kCpu:
+      return "cpu";
+    case FindingLayer::kTimeline:
+      return "timeline";
+    case FindingLayer::kOps:
+      return "ops";
+    case FindingLayer::kKernel:
+      return "kernel";
   }
   return "timeline";
 }
@@ -85,10 +90,13 @@ store::GpuTables clipped(const store::GpuTables& t, const TimeWindow& w) {
     (filter(cols.*members), ...);
   };
   using R = store::RuntimeColumns;
-  keep(out.runtime, [&](size_t i) { return overlaps(t.runtime.start[i], t.runtime.end[i], w); },
-       &R::start, &R::end, &R::global_tid, &R::correlation_id, &R::name_id, &R::event_class);
+  keep(
+      out.runtime, [&](size_t i) { return overlaps(t.runtime.start[i], t.runtime.end[i], w); },
+      &R::start, &R::end, &R::global_tid, &R::correlation_id, &R::name_id, &R::event_class);
   using K = store::KernelColumns;
-  auto kernel_in = [&](size_t i) { return t.kernels.start[i] >= w.start && t.kernels.start[i] < w.end; };
+  auto kernel_in = [&](size_t i) {
+    return t.kernels.start[i] >= w.start && t.kernels.start[i] < w.end;
+  };
   std::vector<bool> kept(t.kernels.size());
   for (size_t i = 0; i < kept.size(); ++i) kept[i] = kernel_in(i);
   keep(out.kernels, kernel_in, &K::start, &K::end, &K::name_id, &K::device_id, &K::correlation_id,
@@ -112,9 +120,10 @@ store::GpuTables clipped(const store::GpuTables& t, const TimeWindow& w) {
   using M = store::MemOpColumns;
   for (auto* ops : {&out.memcpy, &out.memset}) {
     const store::MemOpColumns source = *ops;
-    keep(*ops, [&](size_t i) { return source.start[i] >= w.start && source.start[i] < w.end; },
-         &M::start, &M::end, &M::bytes, &M::copy_kind, &M::global_pid, &M::device_id,
-         &M::stream_id, &M::correlation_id, &M::src_kind, &M::dst_kind);
+    keep(
+        *ops, [&](size_t i) { return source.start[i] >= w.start && source.start[i] < w.end; },
+        &M::start, &M::end, &M::bytes, &M::copy_kind, &M::global_pid, &M::device_id, &M::stream_id,
+        &M::correlation_id, &M::src_kind, &M::dst_kind);
   }
   return out;
 }
@@ -156,8 +165,9 @@ void cuda_startup(const store::GpuTables& t, int64_t before, Diagnosis& d) {
     p.name = api_name(t, id);
     d.startup_parts.push_back(p);
   }
-  std::stable_sort(d.startup_parts.begin(), d.startup_parts.end(),
-                   [](const StartupPart& a, const StartupPart& b) { return a.total_ns > b.total_ns; });
+  std::stable_sort(
+      d.startup_parts.begin(), d.startup_parts.end(),
+      [](const StartupPart& a, const StartupPart& b) { return a.total_ns > b.total_ns; });
   if (d.startup_parts.size() > 5) d.startup_parts.resize(5);
 
   std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
@@ -284,9 +294,10 @@ Result<TimeWindow> find_range(const DiagnosisInputs& inputs, const std::string& 
     }
   }
   if (w.occurrences == 0) {
-    return make_error(fmt::format("--range '{}': no NVTX range or PyTorch op / record_function "
-                                  "of that name in the trace",
-                                  printable(name)));
+    return make_error(
+        fmt::format("--range '{}': no NVTX range or PyTorch op / record_function "
+                    "of that name in the trace",
+                    printable(name)));
   }
   return w;
 }
@@ -341,8 +352,9 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
   c.kernels = in.kernels;
   std::optional<Profile> view;
   if (cpu && !is_sampled(cpu->mode)) {
-    d.not_checked.push_back("cpu.hotspot, cpu.off_cpu: the CPU profile is instrumented, not "
-                            "sampled");
+    d.not_checked.push_back(
+        "cpu.hotspot, cpu.off_cpu: the CPU profile is instrumented, not "
+        "sampled");
     cpu = nullptr;
   }
   std::optional<Profile> sane;
@@ -351,7 +363,8 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
     // sample's weight is made explicit and bounded (10 s), and samples
     // outside the clock's range are left out.
     Profile& q = sane.emplace(*cpu);
-    for (Sample& s : q.samples) s.weight_ns = std::clamp<int64_t>(sample_weight_ns(*cpu, s), 1, 10'000'000'000);
+    for (Sample& s : q.samples)
+      s.weight_ns = std::clamp<int64_t>(sample_weight_ns(*cpu, s), 1, 10'000'000'000);
     std::erase_if(q.samples,
                   [](const Sample& s) { return s.time_ns < 0 || s.time_ns > (int64_t{1} << 62); });
     cpu = &q;
@@ -360,6 +373,7 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
     view = python_view(*cpu);
     const Profile& p = view ? *view : *cpu;
     c.cpu = &p;
+    c.cpu_function_frame = diag::function_frames(p);
     c.cpu_startup = cpu_startup(p, d, view.has_value(), d.startup);
     if (in.window) {
       c.cpu_base_ns = nonnegative_difference(in.window->end, in.window->start);
@@ -381,8 +395,9 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
   diag::kernel_rules(c, d.findings, d.not_checked);
   if (gpu && d.idle.has_activity && !has_launch_shapes(*gpu) &&
       !(in.kernels && !in.kernels->empty())) {
-    d.not_checked.push_back("kernel.small_grid: the trace has no SM count (TARGET_INFO_GPU) or no "
-                            "kernel launch configurations");
+    d.not_checked.push_back(
+        "kernel.small_grid: the trace has no SM count (TARGET_INFO_GPU) or no "
+        "kernel launch configurations");
   }
   std::stable_sort(d.findings.begin(), d.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.gain_ns > b.gain_ns; });

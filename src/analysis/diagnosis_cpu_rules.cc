@@ -49,26 +49,40 @@ int64_t period_ns(const Profile& p) {
 
 bool is_cuda_frame(const Frame& f) {
   const std::string base = basename_of(f.module);
-  for (const char* prefix : {"libcuda", "libcudart", "libcublas", "libcupti", "libcudnn",
-                             "libnccl", "libnvrtc", "libnvJitLink", "libtorch_cuda",
-                             "libc10_cuda", "libstrata_agent"}) {
+  for (const char* prefix :
+       {"libcuda", "libcudart", "libcublas", "libcupti", "libcudnn", "libnccl", "libnvrtc",
+        "libnvJitLink", "libtorch_cuda", "libc10_cuda", "libstrata_agent"}) {
     if (base.starts_with(prefix)) return true;
   }
   return false;
 }
 
-FrameId owner_frame(const Profile& profile, const Sample& sample) {
+std::vector<FrameId> function_frames(const Profile& profile) {
+  const FunctionIndex index = index_functions(profile.frames);
+  std::vector<FrameId> first(index.functions.size(), kInvalidFrame);
+  std::vector<FrameId> out(profile.frames.size(), kInvalidFrame);
+  for (FrameId id = 0; id < out.size(); ++id) {
+    FrameId& f = first[index.of_frame[id]];
+    if (f == kInvalidFrame) f = id;
+    out[id] = f;
+  }
+  return out;
+}
+
+FrameId owner_frame(const Profile& profile, const std::vector<FrameId>& function_frame,
+                    const Sample& sample) {
+  auto canonical = [&](FrameId id) { return id < function_frame.size() ? function_frame[id] : id; };
   FrameId any_own = kInvalidFrame;
   for (FrameId id : sample.stack) {
     if (id >= profile.frames.size()) continue;
     const Frame& f = profile.frames.at(id);
     if (is_library_frame(f)) continue;
-    if (!f.inlined) return id;
+    if (!f.inlined) return canonical(id);
     if (any_own == kInvalidFrame) any_own = id;
   }
-  if (any_own != kInvalidFrame) return any_own;
+  if (any_own != kInvalidFrame) return canonical(any_own);
   for (FrameId id : sample.stack) {
-    if (id < profile.frames.size()) return id;  // no own code: the leaf speaks
+    if (id < profile.frames.size()) return canonical(id);  // no own code: the leaf speaks
   }
   return kInvalidFrame;
 }
@@ -98,7 +112,7 @@ std::optional<HostFunction> host_function_in(const RuleContext& c,
     if (after == v.begin() || std::prev(after)->second < s.time_ns) continue;
     const int64_t w = sample_weight_ns(p, s);
     out.sampled_ns += w;
-    const FrameId owner = owner_frame(p, s);
+    const FrameId owner = owner_frame(p, c.cpu_function_frame, s);
     if (owner != kInvalidFrame) per_frame[owner] += w;
   }
   if (per_frame.empty()) return std::nullopt;
@@ -134,7 +148,7 @@ void cpu_hotspot_rule(const RuleContext& c, std::vector<Finding>& out) {
       continue;
     }
     counted += w;
-    const FrameId owner = owner_frame(p, s);
+    const FrameId owner = owner_frame(p, c.cpu_function_frame, s);
     if (owner != kInvalidFrame) per_frame[owner] += w;
   }
   if (per_frame.empty()) return;
@@ -149,24 +163,25 @@ void cpu_hotspot_rule(const RuleContext& c, std::vector<Finding>& out) {
   out_f.rule = "cpu.hotspot";
   out_f.layer = FindingLayer::kCpu;
   out_f.explains_run = !gpu_work || gain >= c.th.stop_share * c.cpu_base_ns;
-  const std::string where = f.file.empty() ? basename_of(f.module)
-                                           : fmt::format("{}:{}", f.file, f.line);
+  const std::string where =
+      f.file.empty() ? basename_of(f.module) : fmt::format("{}:{}", f.file, f.line);
   const std::string name = f.function.empty() ? "[unknown]" : short_cpp_name(f.function);
-  out_f.cause = fmt::format("The host code {} ({}) holds {} of the time: the bottleneck is on the "
-                            "CPU{}.",
-                            name, where, percent_of(gain, c.cpu_base_ns),
-                            out_f.explains_run ? ", so fix the code; no GPU tool is needed" : "");
+  out_f.cause = fmt::format(
+      "The host code {} ({}) holds {} of the time: the bottleneck is on the "
+      "CPU{}.",
+      name, where, percent_of(gain, c.cpu_base_ns),
+      out_f.explains_run ? ", so fix the code; no GPU tool is needed" : "");
   out_f.evidence.push_back(fmt::format("function: {} at {}", name, where));
   out_f.evidence.push_back(fmt::format(
       "on-CPU samples: {} in it and the library code it calls, of {} sampled outside start-up{} "
       "({} diagnosed)",
-      short_duration(gain), short_duration(counted),
-      gpu_work ? " and the GPU work window" : "", short_duration(c.cpu_base_ns)));
-  out_f.evidence.push_back(fmt::format("share of the on-CPU samples counted: {}",
-                                       percent_of(gain, counted)));
+      short_duration(gain), short_duration(counted), gpu_work ? " and the GPU work window" : "",
+      short_duration(c.cpu_base_ns)));
+  out_f.evidence.push_back(
+      fmt::format("share of the on-CPU samples counted: {}", percent_of(gain, counted)));
   if (in_cuda > 0) {
-    out_f.evidence.push_back(fmt::format("{} more in CUDA calls, left to the GPU rules",
-                                         short_duration(in_cuda)));
+    out_f.evidence.push_back(
+        fmt::format("{} more in CUDA calls, left to the GPU rules", short_duration(in_cuda)));
   }
   out_f.gain_ns = gain;
   out_f.try_this = out_f.explains_run
@@ -202,9 +217,8 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
   for (size_t i = 0; i < p.samples.size(); ++i) {
     if (p.samples[i].pid == pid && p.samples[i].tid == main_tid) rows.push_back(i);
   }
-  std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
-    return p.samples[a].time_ns < p.samples[b].time_ns;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](size_t a, size_t b) { return p.samples[a].time_ns < p.samples[b].time_ns; });
   const int64_t period = period_ns(p);
   const double threshold = c.th.off_cpu_gap_periods * static_cast<double>(period);
   int64_t off = 0, gpu_wait = 0, on_cpu = 0, short_pauses = 0;
@@ -226,7 +240,7 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
       gpu_wait += waited;
       continue;
     }
-    const FrameId owner = owner_frame(p, s);
+    const FrameId owner = owner_frame(p, c.cpu_function_frame, s);
     if (static_cast<double>(gap) < c.th.off_cpu_min_pause_ns) {
       short_by_frame[owner].push_back(waited);
       continue;
@@ -239,7 +253,8 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
     double sum = 0, squares = 0;
     for (int64_t w : waits) sum += static_cast<double>(w);
     const double mean = sum / static_cast<double>(waits.size());
-    for (int64_t w : waits) squares += (static_cast<double>(w) - mean) * (static_cast<double>(w) - mean);
+    for (int64_t w : waits)
+      squares += (static_cast<double>(w) - mean) * (static_cast<double>(w) - mean);
     const double cv = mean > 0 ? std::sqrt(squares / static_cast<double>(waits.size())) / mean : 0;
     int64_t total = 0;
     for (int64_t w : waits) total += w;
@@ -278,13 +293,15 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
                                      short_duration(where[i].second)));
   }
   if (gpu_wait > 0) {
-    f.evidence.push_back(fmt::format("{} more off-CPU in CUDA calls (waiting for the GPU), left "
-                                     "to the GPU rules",
-                                     short_duration(gpu_wait)));
+    f.evidence.push_back(
+        fmt::format("{} more off-CPU in CUDA calls (waiting for the GPU), left "
+                    "to the GPU rules",
+                    short_duration(gpu_wait)));
   }
   f.gain_ns = off;
-  f.try_this = "Remove the wait or overlap it: no sleep in the loop, read ahead or in the "
-               "background (a thread, a DataLoader with workers), hold locks shorter.";
+  f.try_this =
+      "Remove the wait or overlap it: no sleep in the loop, read ahead or in the "
+      "background (a thread, a DataLoader with workers), hold locks shorter.";
   f.show_again = "(strata report FILE: the CPU profile; the pauses are between its samples)";
   out.push_back(std::move(f));
 }

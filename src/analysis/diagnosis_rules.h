@@ -21,6 +21,8 @@ struct RuleContext {
   const GpuIdle* idle = nullptr;          // set when gpu has activity
   const Profile* cpu = nullptr;           // the Python view of a Python program; clipped
   std::vector<bool> cpu_startup;          // per sample of *cpu: left to start-up
+  // Per frame of *cpu: the first frame of its function (function_frames()).
+  std::vector<FrameId> cpu_function_frame;
   int64_t cpu_base_ns = 0;
   const store::TorchOpRows* ops = nullptr;  // clipped
   const std::vector<KernelProfile>* kernels = nullptr;
@@ -30,10 +32,17 @@ struct RuleContext {
 void cpu_hotspot_rule(const RuleContext& c, std::vector<Finding>& out);
 void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out);
 
+// Per frame of `profile`, the first frame of the same function as pstats
+// groups them (name, file, module): a function has a frame per address, so
+// time summed per frame would split it (one line's share, not the function's).
+std::vector<FrameId> function_frames(const Profile& profile);
+
 // The function the time of `sample` belongs to: the first frame from the leaf
 // in the program's own code (not a system, CUDA or site-packages library),
-// not inlined where one is; kInvalidFrame for an empty stack.
-FrameId owner_frame(const Profile& profile, const Sample& sample);
+// not inlined where one is, as its function's first frame (`function_frame`,
+// from function_frames()); kInvalidFrame for an empty stack.
+FrameId owner_frame(const Profile& profile, const std::vector<FrameId>& function_frame,
+                    const Sample& sample);
 // "normalize_line_slow(std::string const&) (../examples/cpu_hotspot_lib.cc:136)".
 std::string frame_label(const Frame& frame);
 // A frame of the CUDA driver, runtime or a CUDA library (cuBLAS, cuDNN, NCCL,

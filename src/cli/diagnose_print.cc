@@ -6,12 +6,14 @@
 #include "analysis/cpu_profile_rows_convert.h"
 #include "analysis/diagnose_thresholds.h"
 #include "analysis/diagnose_verdict.h"
+#include "analysis/kernel_profile.h"
 #include "cli/verbs.h"
 #include "common/strings.h"
 #include "report/diagnosis_report.h"
 #include "store/cpu_profile_rows.h"
 #include "store/diagnose_rows.h"
 #include "store/gpu_tables.h"
+#include "store/kernel_metric_rows.h"
 #include "store/torch_op_rows.h"
 
 namespace strata::cli {
@@ -49,8 +51,12 @@ Result<analysis::VerdictInput> load_input(const store::TraceReader& reader) {
   }
   STRATA_ASSIGN_OR_RETURN(bool torch, store::torch_ops_present(reader));
   if (torch) {
-    STRATA_ASSIGN_OR_RETURN(auto ops, store::load_torch_op_rows(reader));
-    in.ops = std::move(ops.ops);
+    STRATA_ASSIGN_OR_RETURN(in.ops, store::load_torch_op_rows(reader));
+  }
+  STRATA_ASSIGN_OR_RETURN(bool profiled, store::kernel_profiles_present(reader));
+  if (profiled) {
+    STRATA_ASSIGN_OR_RETURN(auto launches, store::read_profiled_launches(reader));
+    in.kernels = analysis::analyze_profiled_launches(launches);
   }
   return in;
 }

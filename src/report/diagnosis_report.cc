@@ -67,19 +67,23 @@ void add_header(const analysis::Diagnosis& d, GpuReport& r) {
 
 // The findings as the table's rows, largest gain first; text puts each one's
 // evidence, what to try and the command that shows it again under the table.
+// A share is of the GPU's work window, or for a CPU finding of `cpu_base`
+// (the run less start-up, or the range).
 void add_finding_rows(const std::vector<analysis::Finding>& findings, int64_t window,
-                      const std::string& source, bool text, GpuReport& r) {
+                      int64_t cpu_base, const std::string& source, bool text, GpuReport& r) {
   const std::string again = "strata report " + shell_quote(source) + " ";
   int rank = 0;
   for (const auto& f : findings) {
     ++rank;
-    std::vector<Cell> row = {Cell{std::to_string(rank), static_cast<double>(rank)},
-                             text ? text_cell(short_duration(f.gain_ns))
-                                  : Cell{std::to_string(f.gain_ns), static_cast<double>(f.gain_ns)},
-                             number_cell(share(f.gain_ns, window), 1),
-                             text_cell(analysis::finding_layer_name(f.layer)),
-                             text_cell(f.rule),
-                             text_cell(f.cause)};
+    std::vector<Cell> row = {
+        Cell{std::to_string(rank), static_cast<double>(rank)},
+        text ? text_cell(short_duration(f.gain_ns))
+             : Cell{std::to_string(f.gain_ns), static_cast<double>(f.gain_ns)},
+        number_cell(share(f.gain_ns, f.layer == analysis::FindingLayer::kCpu ? cpu_base : window),
+                    1),
+        text_cell(analysis::finding_layer_name(f.layer)),
+        text_cell(f.rule),
+        text_cell(f.cause)};
     if (text) {
       r.notes.push_back(fmt::format("#{} {}", rank, f.rule));
       for (const auto& e : f.evidence) r.notes.push_back("   evidence: " + printable(e));
@@ -132,7 +136,7 @@ GpuReport diagnosis_report(const analysis::Diagnosis& d, const std::string& sour
     return r;
   }
   if (text) add_header(d, r);
-  add_finding_rows(d.findings, d.idle.window_ns(), source, text, r);
+  add_finding_rows(d.findings, d.idle.window_ns(), d.cpu_base_ns, source, text, r);
   if (text) add_limits(d, shapes_known, r);
   return r;
 }
@@ -221,6 +225,13 @@ std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& s
     GpuReportOptions options;
     out += "\n" + render_gpu_report(diagnosis_report(*v.gpu, source, v.shapes_known, options),
                                     Format::kTable);
+  } else if (!v.findings.empty()) {
+    // No GPU activity: the CPU rules' findings alone, in the same table.
+    GpuReport r;
+    r.table.title = " ** Diagnosis (diagnosis):";
+    r.table.columns = columns(true);
+    add_finding_rows(v.findings, 0, v.cpu_base_ns, source, true, r);
+    out += "\n" + render_gpu_report(r, Format::kTable);
   }
   const std::string again = "strata report " + shell_quote(source);
   out += "\nVerdict: " + printable(v.verdict) + "\n";
@@ -304,16 +315,16 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
   const int64_t window = v.gpu ? v.gpu->idle.window_ns() : 0;
   int rank = 0;
   for (const auto& f : v.findings) {
-    findings.push_back(
-        {{"rank", ++rank},
-         {"rule", f.rule},
-         {"layer", analysis::finding_layer_name(f.layer)},
-         {"cause", f.cause},
-         {"evidence", f.evidence},
-         {"gain_ns", f.gain_ns},
-         {"window_share", window > 0 ? static_cast<double>(f.gain_ns) / window : 0.0},
-         {"try", f.try_this},
-         {"show_again", again + f.show_again}});
+    const int64_t base = f.layer == analysis::FindingLayer::kCpu ? v.cpu_base_ns : window;
+    findings.push_back({{"rank", ++rank},
+                        {"rule", f.rule},
+                        {"layer", analysis::finding_layer_name(f.layer)},
+                        {"cause", f.cause},
+                        {"evidence", f.evidence},
+                        {"gain_ns", f.gain_ns},
+                        {"window_share", base > 0 ? static_cast<double>(f.gain_ns) / base : 0.0},
+                        {"try", f.try_this},
+                        {"show_again", again + f.show_again}});
   }
   o["findings"] = findings;
   json layers = json::array();
@@ -351,7 +362,8 @@ GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& 
         fmt::format("Layer {}: {}, {}{}", l.layer, l.ran ? "ran" : "skipped", printable(l.reason),
                     l.ran && l.elapsed_ns > 0 ? " (" + short_duration(l.elapsed_ns) + ")" : ""));
   }
-  add_finding_rows(v.findings, v.gpu ? v.gpu->idle.window_ns() : 0, source, false, r);
+  add_finding_rows(v.findings, v.gpu ? v.gpu->idle.window_ns() : 0, v.cpu_base_ns, source, false,
+                   r);
   return r;
 }
 

@@ -38,6 +38,38 @@ TEST(DiagnoseVerdict, OnCpuProgramIsExplainedByTheCpu) {
   EXPECT_TRUE(v->findings.empty());
 }
 
+// The verdict carries every layer's findings, not the GPU timeline's only:
+// a CPU-only program's recorded samples give cpu.hotspot, with its share of
+// the run (the rules' cpu_base_ns).
+TEST(DiagnoseVerdict, CpuRulesFindingsReachTheVerdict) {
+  VerdictInput in;
+  in.bench = {run(100, 98), run(102, 99)};
+  Profile p;
+  p.mode = ProfileMode::kPerfEvent;
+  p.rate_hz = 1000;
+  p.wall_ns = 100'000'000;
+  p.processes.push_back({100, "prog"});
+  const FrameId main_f = p.frames.intern({"main", "src/main.cc", 10, "/bin/prog", 0x10});
+  const FrameId hot_f = p.frames.intern({"hot_loop", "src/hot.cc", 3, "/bin/prog", 0x20});
+  for (int i = 0; i < 100; ++i) {
+    Sample s;
+    s.pid = s.tid = 100;
+    s.time_ns = 1'000'000'000 + i * 1'000'000;
+    s.weight_ns = 1'000'000;
+    s.stack = i < 80 ? std::vector<FrameId>{hot_f, main_f} : std::vector<FrameId>{main_f};
+    p.samples.push_back(std::move(s));
+  }
+  in.cpu = p;
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->explained_by, "cpu");
+  ASSERT_FALSE(v->findings.empty());
+  EXPECT_EQ(v->findings[0].rule, "cpu.hotspot");
+  EXPECT_EQ(v->findings[0].gain_ns, 80'000'000);
+  EXPECT_EQ(v->cpu_base_ns, 100'000'000);
+  EXPECT_FALSE(v->gpu.has_value()) << "no GPU activity";
+}
+
 TEST(DiagnoseVerdict, SleepingProgramIsExplainedOffCpu) {
   VerdictInput in;
   in.bench = {run(300, 2), run(301, 3)};

@@ -88,9 +88,11 @@ struct CpuBuilder {
     p.rate_hz = 1000;  // 1 ms period
     p.processes.push_back({100, "prog"});
     main_f = p.frames.intern({"main", "src/main.cc", 10, "/bin/prog", 0x10});
-    hot_f = p.frames.intern({"app::normalize(std::string const&)", "src/app.cc", 42, "/bin/prog", 0x20});
+    hot_f = p.frames.intern(
+        {"app::normalize(std::string const&)", "src/app.cc", 42, "/bin/prog", 0x20});
     inl_f = p.frames.intern({"is_space", "src/app.cc", 7, "/bin/prog", 0x24, true});
-    libc_f = p.frames.intern({"__memmove_avx_unaligned", "", 0, "/lib/x86_64-linux-gnu/libc.so.6", 0x99});
+    libc_f = p.frames.intern(
+        {"__memmove_avx_unaligned", "", 0, "/lib/x86_64-linux-gnu/libc.so.6", 0x99});
     sleep_f = p.frames.intern({"app::wait_for_input()", "src/io.cc", 5, "/bin/prog", 0x30});
     cuda_f = p.frames.intern({"cuStreamSynchronize", "", 0, "/usr/lib/libcuda.so.1", 0x40});
   }
@@ -128,6 +130,30 @@ TEST(CpuHotspot, NamesTheOwnFunctionUnderLibraryAndInlinedFrames) {
   EXPECT_TRUE(f.explains_run) << "no GPU work: the CPU layer explains the run";
   EXPECT_NE(f.try_this.find("stop here"), std::string::npos);
   EXPECT_EQ(d.cpu_base_ns, 100'000'000);
+}
+
+TEST(CpuHotspot, AFunctionsFramesAtEachAddressAreOneFunction) {
+  // A sampled profile has a frame per address: app::normalize at three
+  // addresses, 30 % each, is one function holding 90 %, as pstats counts it
+  // (seen: the tutorial's normalize_line_slow reported with one line's
+  // 31 ms of its 50 ms). Another function at 10 % is below it.
+  CpuBuilder b;
+  std::vector<FrameId> at;
+  for (uint64_t address : {0x100, 0x140, 0x180}) {
+    at.push_back(b.p.frames.intern(
+        {"app::normalize(std::string const&)", "src/app.cc", 42, "/bin/prog", address}));
+  }
+  for (FrameId frame : at) {
+    for (int i = 0; i < 30; ++i) b.sample({frame, b.main_f});
+  }
+  for (int i = 0; i < 10; ++i) b.sample({b.sleep_f, b.main_f});
+  b.p.wall_ns = 100'000'000;
+  const Diagnosis d = b.run();
+  const Finding* f = find_rule(d, "cpu.hotspot");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->gain_ns, 90'000'000);
+  EXPECT_TRUE(mentions(*f, "app::normalize")) << f->cause;
+  EXPECT_TRUE(mentions(*f, "90.0 %")) << f->cause;
 }
 
 TEST(CpuHotspot, FiresFromMinShareOnAndNotBelow) {
@@ -171,14 +197,16 @@ TEST(CpuOffCpu, ThePausesBetweenSamplesAreTheWaitNamedWhereItResumed) {
 // busy machine: the tutorial's cpu_hotspot fixture) are not.
 TEST(CpuOffCpu, RegularShortPausesAreAWaitIrregularOnesAreNot) {
   CpuBuilder sleeper;
-  for (int i = 0; i < 40; ++i) sleeper.sample({sleeper.hot_f, sleeper.main_f}, i == 0 ? 1'000'000 : 5'000'000);
+  for (int i = 0; i < 40; ++i)
+    sleeper.sample({sleeper.hot_f, sleeper.main_f}, i == 0 ? 1'000'000 : 5'000'000);
   sleeper.p.wall_ns = 200'000'000;
   const Finding* f = find_rule(sleeper.run(), "cpu.off_cpu");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->gain_ns, 39 * 4'000'000);
   CpuBuilder busy;
   const int64_t gaps[] = {2, 9, 4, 17, 5, 28, 3, 12, 6, 1};  // ms, irregular
-  for (int i = 0; i < 40; ++i) busy.sample({busy.hot_f, busy.main_f}, (gaps[i % 10] + 1) * 1'000'000);
+  for (int i = 0; i < 40; ++i)
+    busy.sample({busy.hot_f, busy.main_f}, (gaps[i % 10] + 1) * 1'000'000);
   busy.p.wall_ns = 400'000'000;
   EXPECT_EQ(find_rule(busy.run(), "cpu.off_cpu"), nullptr);
   DiagnosisThresholds th;
@@ -215,7 +243,8 @@ TEST(CpuHotspot, PythonStartupIsApartAndTheHotspotIsAPythonFunction) {
   const FrameId script = frame("<module>", "app.py", 1, map);
   const FrameId normalize = frame("normalize", "app.py", 10, map);
   const FrameId load = frame("_find_and_load", "<frozen importlib._bootstrap>", 1165, map);
-  const FrameId torch = frame("<module>", "/venv/lib/python3.12/site-packages/torch/__init__.py", 1, map);
+  const FrameId torch =
+      frame("<module>", "/venv/lib/python3.12/site-packages/torch/__init__.py", 1, map);
   int64_t t = 1'000'000'000;
   auto sample = [&](std::vector<FrameId> stack) {
     Sample s;
@@ -261,14 +290,22 @@ struct GpuBuilder {
   int64_t tid = global_id::make_tid(1, 2);
   int64_t next_correlation = 1;
   enum Name : int64_t {
-    kLaunch = 1, kDeviceSync, kMemcpyAsync, kStreamSync, kMemcpy, kGemm, kSetDevice, kLoad
+    kLaunch = 1,
+    kDeviceSync,
+    kMemcpyAsync,
+    kStreamSync,
+    kMemcpy,
+    kGemm,
+    kSetDevice,
+    kLoad
   };
 
   GpuBuilder() {
-    t.strings = {{kLaunch, "cudaLaunchKernel_v7000"}, {kDeviceSync, "cudaDeviceSynchronize_v3020"},
-                 {kMemcpyAsync, "cudaMemcpyAsync_v3020"}, {kStreamSync, "cudaStreamSynchronize_v3020"},
-                 {kMemcpy, "cudaMemcpy_v3020"}, {kGemm, "gemm"}, {kSetDevice, "cudaSetDevice_v3020"},
-                 {kLoad, "cuLibraryLoadData"}};
+    t.strings = {
+        {kLaunch, "cudaLaunchKernel_v7000"},     {kDeviceSync, "cudaDeviceSynchronize_v3020"},
+        {kMemcpyAsync, "cudaMemcpyAsync_v3020"}, {kStreamSync, "cudaStreamSynchronize_v3020"},
+        {kMemcpy, "cudaMemcpy_v3020"},           {kGemm, "gemm"},
+        {kSetDevice, "cudaSetDevice_v3020"},     {kLoad, "cuLibraryLoadData"}};
     t.memcpy_labels = {{1, "Host-to-Device"}, {2, "Device-to-Host"}};
     t.sm_counts[0] = 132;
   }
@@ -398,8 +435,9 @@ TEST(PageableCopy, SynchronousPageableCopiesAreTheirOwnFinding) {
   Diagnosis d = diagnose_gpu_trace(b.t);
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings[0].rule, "gpu.pageable_copy");
-  EXPECT_TRUE(mentions(d.findings[0], "9 copies from or to pageable memory, 9 issued by a "
-                                      "synchronous call"));
+  EXPECT_TRUE(mentions(d.findings[0],
+                       "9 copies from or to pageable memory, 9 issued by a "
+                       "synchronous call"));
   EXPECT_GT(d.idle.idle.copy_sync_ns, 0);
   const Finding* sync = find_rule(d, "gpu.launch_sync");
   EXPECT_TRUE(!sync || sync->gain_ns < d.findings[0].gain_ns)
@@ -609,9 +647,10 @@ TEST(DiagnoseOnFixtures, TutorialSlowLoopIsLaunchSyncFirstWithCountsAndTheGrid) 
   // from pageable memory, the download to it.
   ASSERT_EQ(t.memcpy.src_kind.size(), t.memcpy.size());
   ASSERT_EQ(t.memcpy.dst_kind.size(), t.memcpy.size());
-  EXPECT_EQ(std::count(t.memcpy.src_kind.begin(), t.memcpy.src_kind.end(), store::kMemKindPageable) +
-                std::count(t.memcpy.dst_kind.begin(), t.memcpy.dst_kind.end(), store::kMemKindPageable),
-            3);
+  EXPECT_EQ(
+      std::count(t.memcpy.src_kind.begin(), t.memcpy.src_kind.end(), store::kMemKindPageable) +
+          std::count(t.memcpy.dst_kind.begin(), t.memcpy.dst_kind.end(), store::kMemKindPageable),
+      3);
 }
 
 TEST(DiagnoseOnFixtures, BatchedHasNoLaunchOrSyncFinding) {
@@ -694,8 +733,8 @@ TEST(DiagnoseDamaged, RandomInputsGiveSaneFindings) {
       smp.stack = {static_cast<FrameId>(rng() % 4), f0};
       p.samples.push_back(smp);
     }
-    std::vector<KernelProfile> ks = {profiled("gemm", metrics[rng() % 7], metrics[rng() % 7],
-                                              metrics[rng() % 7], 3, pick())};
+    std::vector<KernelProfile> ks = {
+        profiled("gemm", metrics[rng() % 7], metrics[rng() % 7], metrics[rng() % 7], 3, pick())};
     ks[0].metrics["gpu__time_duration.sum"] = metrics[rng() % 7];
     store::TorchOpRows ops;
     for (int i = 0; i < 5; ++i) {
