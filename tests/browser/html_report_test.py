@@ -9,6 +9,8 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
   diagnose  the fixture diagnose-cpu_hotspot-slow (what `strata diagnose` writes
             beside its trace): the verb's verdict, the CPU's hottest
             function and the layer log in the Diagnosis section
+  kernels   the real H200 capture kernels-gpu_matmul-slow (strata kernels): the
+            kernel sections as ncu prints them, with the grid rule's advice
   hostile   the same capture with hostile names (make_traces.py): each one
             shown as text, exactly, and nothing of it run
   compare   `strata compare A B --format html` (slow vs batched) and the per-rank
@@ -208,6 +210,29 @@ def case_diagnose(b):
     b.screenshot(os.path.join(out_dir, "diagnose.png"))
 
 
+def case_kernels(b):
+    trace = os.path.join(data_dir, "kernels-gpu_matmul-slow", "trace.sqlite")
+    open_page(b, report(trace, "kernels"))
+    no_errors(b)
+    expected = subprocess.run([strata, "report", trace, "--report", "kernels"],
+                              capture_output=True, text=True, check=True).stdout
+    text = b.eval("(() => { const p = document.querySelector('#kernels pre');"
+                  " return p ? p.textContent : null; })()")
+    check(text is not None, "a kernel sections block")
+    check(text is not None and text.strip() == expected.strip(),
+          "the sections are `strata report --report kernels`' text, exactly")
+    check(text is not None and "Section: GPU Speed Of Light Throughput" in text,
+          "ncu's section name")
+    check(text is not None and "16 blocks on" in text and "132 multiprocessors" in text,
+          "the tutorial's 16-block grid on the H200's 132 SMs")
+    summary = dict(b.eval("""Array.from(document.querySelectorAll('#summary .card'))
+        .map(c => [c.children[0].textContent, c.children[1].textContent])"""))
+    check(summary.get("Profiled kernel launches", "0") != "0",
+          "summary counts the profiled launches: %s" % summary.get("Profiled kernel launches"))
+    b.eval("document.getElementById('kernels').scrollIntoView()")
+    b.screenshot(os.path.join(out_dir, "kernels.png"))
+
+
 def case_hostile(b):
     src = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
     trace = os.path.join(out_dir, "hostile.sqlite")
@@ -326,9 +351,9 @@ def case_scale(b):
 
 
 with cdp.Browser() as browser:
-    {"gpu": case_gpu, "cpu": case_cpu, "diagnose": case_diagnose, "hostile": case_hostile,
-     "compare": case_compare,
-     "python": case_python, "scale": case_scale}[case](browser)
+    {"gpu": case_gpu, "cpu": case_cpu, "diagnose": case_diagnose, "kernels": case_kernels,
+     "hostile": case_hostile, "compare": case_compare, "python": case_python,
+     "scale": case_scale}[case](browser)
     if failures:
         print("console:", "\n".join(browser.console[-20:]))
 if failures:
