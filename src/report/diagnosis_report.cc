@@ -357,6 +357,7 @@ GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& 
     }
     r.header.push_back(fmt::format("CPU: {} samples; hottest (self): {}", v.cpu->samples, hot));
   }
+  if (v.gpu) add_header(*v.gpu, r);  // the work window, idle breakdown and CUDA start-up
   for (const auto& l : v.layers) {
     r.header.push_back(
         fmt::format("Layer {}: {}, {}{}", l.layer, l.ran ? "ran" : "skipped", printable(l.reason),

@@ -28,8 +28,9 @@ GpuReport diagnosis_report_of(const store::GpuTables& tables, const std::string&
 // trace file the "again" commands name. Table: text for people; JSON: one
 // object (docs/diagnose.md has its keys). CSV is refused by the caller.
 // The same verdict for the HTML page (src/html): its sentence, the baseline,
-// start-up, the CPU's hottest functions and the layer log as header lines,
-// and every finding as a row with JSON's columns.
+// start-up, the CPU's hottest functions, the GPU's work window and idle
+// breakdown and the layer log as header lines, and every finding as a row
+// with JSON's columns.
 GpuReport verdict_report(const analysis::DiagnoseVerdict& verdict, const std::string& source);
 
 std::string render_verdict(const analysis::DiagnoseVerdict& verdict, const std::string& source,

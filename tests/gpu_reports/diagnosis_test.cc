@@ -3,6 +3,8 @@
 // every nanosecond can be checked, and the tutorial's conclusions on the real
 // H200 captures of gpu_matmul (tests/data/trace-gpu_matmul-*): slow_loop_sync
 // is launch/sync-bound with a 16-block grid; batched has no launch/sync finding.
+#include "analysis/diagnosis.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/diagnosis.h"
+#include "analysis/diagnose_verdict.h"
 #include "analysis/gpu_idle.h"
 #include "report/diagnosis_report.h"
 #include "store/gpu_tables.h"
@@ -42,8 +44,11 @@ struct Builder {
   int64_t next_correlation = 1;
 
   Builder() {
-    t.strings = {{1, "cudaLaunchKernel_v7000"}, {2, "cudaDeviceSynchronize_v3020"},
-                 {3, "cudaMalloc_v3020"}, {4, "gemm"}, {5, "cuCtxSynchronize"}};
+    t.strings = {{1, "cudaLaunchKernel_v7000"},
+                 {2, "cudaDeviceSynchronize_v3020"},
+                 {3, "cudaMalloc_v3020"},
+                 {4, "gemm"},
+                 {5, "cuCtxSynchronize"}};
   }
   int64_t call(int64_t name, int64_t start, int64_t end) {
     const int64_t c = next_correlation++;
@@ -101,8 +106,8 @@ TEST(GpuIdle, NestedCallsAreFoundAndCountedOnce) {
   int64_t t = 0;
   for (int i = 0; i < 10; ++i) {
     b.kernel(b.call(1, t, t + 10), t + 12, t + 17, /*blocks=*/264);
-    b.call(2, t + 10, t + 90);   // cudaDeviceSynchronize, well past the kernel
-    b.call(5, t + 11, t + 14);   // cuCtxSynchronize inside it, ended before the gap
+    b.call(2, t + 10, t + 90);  // cudaDeviceSynchronize, well past the kernel
+    b.call(5, t + 11, t + 14);  // cuCtxSynchronize inside it, ended before the gap
     t += 100;
   }
   GpuIdle idle = gpu_idle(b.t);
@@ -181,7 +186,8 @@ TEST(Diagnosis, BackToBackKernelsOnAFullGridHaveNoFinding) {
 // Few syncs, kernels shorter than their launches: launch-bound.
 TEST(Diagnosis, KernelsShorterThanTheirLaunchesWithoutSyncs) {
   Builder b;
-  for (int i = 0; i < 30; ++i) b.kernel(b.call(1, 20 * i, 20 * i + 18), 20 * i + 19, 20 * i + 21, 264);
+  for (int i = 0; i < 30; ++i)
+    b.kernel(b.call(1, 20 * i, 20 * i + 18), 20 * i + 19, 20 * i + 21, 264);
   Diagnosis d = diagnose_gpu_trace(b.t);
   ASSERT_FALSE(d.findings.empty());
   EXPECT_EQ(d.findings[0].rule, "gpu.launch_bound");
@@ -212,8 +218,8 @@ TEST(Diagnosis, DamagedValuesGiveNoFindingAndNoOverflow) {
 }
 
 store::GpuTables load_fixture(const std::string& name) {
-  auto reader = store::TraceReader::open(std::string(STRATA_TEST_DATA) + "/" + name +
-                                         "/trace.sqlite");
+  auto reader =
+      store::TraceReader::open(std::string(STRATA_TEST_DATA) + "/" + name + "/trace.sqlite");
   EXPECT_TRUE(reader) << reader.error().message;
   store::GpuLoadOptions options;
   options.timeline = true;
@@ -260,6 +266,30 @@ TEST(DiagnosisReport, JsonRowsCarryEvidenceAndTheCommandToShowItAgain) {
   EXPECT_NE(json.find("strata report t.sqlite --report cuda_api_sum,cuda_gpu_kern_sum"),
             std::string::npos)
       << json;
+}
+
+// The page's verdict (report::verdict_report) of a GPU capture: the
+// sentence first, the work window and idle breakdown among the header lines,
+// the timeline's findings as rows with the JSON columns.
+TEST(DiagnosisReport, VerdictForThePageHasTheWindowAndTheFindings) {
+  VerdictInput in;
+  in.gpu = load_fixture("trace-gpu_matmul-slow_loop_sync");
+  store::BenchRun run;
+  run.wall_ns = 1'000'000'000;
+  run.user_ns = 300'000'000;
+  in.bench = {run};
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(v->gpu.has_value());
+  report::GpuReport r = report::verdict_report(*v, "t.sqlite");
+  ASSERT_GE(r.header.size(), 3u);
+  EXPECT_EQ(r.header[0].rfind("Verdict: gpu.launch_sync could save up to ", 0), 0u) << r.header[0];
+  EXPECT_TRUE(std::any_of(r.header.begin(), r.header.end(), [](const std::string& h) {
+    return h.rfind("Work window (first kernel to last GPU activity): ", 0) == 0;
+  }));
+  EXPECT_EQ(r.table.columns.size(), 9u);
+  ASSERT_EQ(r.table.rows.size(), v->findings.size());
+  EXPECT_EQ(r.table.rows[0][4].text, "gpu.launch_sync");
 }
 
 }  // namespace
