@@ -11,6 +11,8 @@ usage: html_report_test.py STRATA DATA_DIR OUT_DIR CASE
             function and the layer log in the Diagnosis section
   kernels   the real H200 capture kernels-gpu_matmul-slow (strata kernels): the
             kernel sections as ncu prints them, with the grid rule's advice
+  torch     trace-torch_train-cpu (a real PyTorch capture, CPU device): the op
+            table as torch.profiler's key_averages, and the ops' timeline track
   hostile   the same capture with hostile names (make_traces.py): each one
             shown as text, exactly, and nothing of it run
   compare   `strata compare A B --format html` (slow vs batched) and the per-rank
@@ -233,6 +235,24 @@ def case_kernels(b):
     b.screenshot(os.path.join(out_dir, "kernels.png"))
 
 
+def case_torch(b):
+    trace = os.path.join(data_dir, "trace-torch_train-cpu", "trace.sqlite")
+    open_page(b, report(trace, "torch"))
+    no_errors(b)
+    expected = json.loads(subprocess.run([strata, "report", trace, "--report", "op_sum",
+                                          "--format", "json"], capture_output=True, text=True,
+                                         check=True).stdout)["op_sum"]
+    names = table_texts(b, "op_sum", 0)
+    check(names == [r["Name"] for r in expected],
+          "op table: %d rows in the report's order (%s...)" % (len(names), names[:2]))
+    ops = sqlite3.connect(trace).execute("SELECT COUNT(*) FROM strata_torch_ops").fetchone()[0]
+    tracks = b.eval("""(() => { const t = JSON.parse(document.getElementById('strata-data')
+        .textContent).timeline; return t.tracks.map(x => [x.name, x.count]); })()""")
+    check(["PyTorch ops", ops] in tracks, "a PyTorch ops track of %d ops: %s" % (ops, tracks))
+    b.eval("document.getElementById('timeline').scrollIntoView()")
+    b.screenshot(os.path.join(out_dir, "torch-timeline.png"))
+
+
 def case_hostile(b):
     src = os.path.join(data_dir, "trace-gpu_matmul-slow_loop_sync", "trace.sqlite")
     trace = os.path.join(out_dir, "hostile.sqlite")
@@ -352,7 +372,8 @@ def case_scale(b):
 
 with cdp.Browser() as browser:
     {"gpu": case_gpu, "cpu": case_cpu, "diagnose": case_diagnose, "kernels": case_kernels,
-     "hostile": case_hostile, "compare": case_compare, "python": case_python,
+     "torch": case_torch, "hostile": case_hostile, "compare": case_compare,
+     "python": case_python,
      "scale": case_scale}[case](browser)
     if failures:
         print("console:", "\n".join(browser.console[-20:]))
