@@ -22,19 +22,10 @@ int64_t share_base(const Diagnosis& d, const Finding& f) {
   return f.layer == FindingLayer::kCpu ? d.cpu_base_ns : d.idle.window_ns();
 }
 
-// The layer the verdict names for a finding's layer.
+// The layer the verdict names for a finding's layer ("kernels", as the
+// layer log names that layer, for a kernel finding).
 const char* explaining_layer(FindingLayer layer) {
-  switch (layer) {
-    case FindingLayer::kCpu:
-      return "cpu";
-    case FindingLayer::kOps:
-      return "ops";
-    case FindingLayer::kKernel:
-      return "kernels";
-    case FindingLayer::kTimeline:
-      return "timeline";
-  }
-  return "timeline";
+  return layer == FindingLayer::kKernel ? "kernels" : finding_layer_name(layer);
 }
 
 // The verdict of a program with GPU activity: its largest finding, of any

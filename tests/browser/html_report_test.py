@@ -71,6 +71,17 @@ def table_texts(b, report_id, column):
         .map(r => r.children[%d].textContent)""" % (report_id, column))
 
 
+def summary_cards(b):
+    """The run summary's cards, {label: value}."""
+    return dict(b.eval("""Array.from(document.querySelectorAll('#summary .card'))
+        .map(c => [c.children[0].textContent, c.children[1].textContent])"""))
+
+
+def strata_stdout(*args):
+    """What `strata ARGS` prints on stdout (it must succeed)."""
+    return subprocess.run([strata, *args], capture_output=True, text=True, check=True).stdout
+
+
 def show_tab(b, report_id):
     b.eval("document.querySelector('.tabs button[data-report=\"%s\"]').click()" % report_id)
 
@@ -87,8 +98,7 @@ def case_gpu(b):
     ids = b.eval("Array.from(document.querySelectorAll('main > section')).map(s => s.id)")
     check(ids[:2] == ["summary", "diagnosis"], "summary and diagnosis come first: %s" % ids)
     check("timeline" in ids and "tables" in ids, "tables and timeline present")
-    summary = dict(b.eval("""Array.from(document.querySelectorAll('#summary .card'))
-        .map(c => [c.children[0].textContent, c.children[1].textContent])"""))
+    summary = summary_cards(b)
     check(summary.get("Kernels") == str(kernels), "summary kernels %s == %d" % (summary.get("Kernels"), kernels))
     findings = b.eval("Array.from(document.querySelectorAll('#diagnosis .finding .cause')).map(e => e.textContent)")
     check(len(findings) >= 1 and all(f for f in findings), "diagnosis findings shown: %s" % findings)
@@ -216,8 +226,7 @@ def case_kernels(b):
     trace = os.path.join(data_dir, "kernels-gpu_matmul-slow", "trace.sqlite")
     open_page(b, report(trace, "kernels"))
     no_errors(b)
-    expected = subprocess.run([strata, "report", trace, "--report", "kernels"],
-                              capture_output=True, text=True, check=True).stdout
+    expected = strata_stdout("report", trace, "--report", "kernels")
     text = b.eval("(() => { const p = document.querySelector('#kernels pre');"
                   " return p ? p.textContent : null; })()")
     check(text is not None, "a kernel sections block")
@@ -227,8 +236,7 @@ def case_kernels(b):
           "ncu's section name")
     check(text is not None and "16 blocks on" in text and "132 multiprocessors" in text,
           "the tutorial's 16-block grid on the H200's 132 SMs")
-    summary = dict(b.eval("""Array.from(document.querySelectorAll('#summary .card'))
-        .map(c => [c.children[0].textContent, c.children[1].textContent])"""))
+    summary = summary_cards(b)
     check(summary.get("Profiled kernel launches", "0") != "0",
           "summary counts the profiled launches: %s" % summary.get("Profiled kernel launches"))
     b.eval("document.getElementById('kernels').scrollIntoView()")
@@ -239,9 +247,8 @@ def case_torch(b):
     trace = os.path.join(data_dir, "trace-torch_train-cpu", "trace.sqlite")
     open_page(b, report(trace, "torch"))
     no_errors(b)
-    expected = json.loads(subprocess.run([strata, "report", trace, "--report", "op_sum",
-                                          "--format", "json"], capture_output=True, text=True,
-                                         check=True).stdout)["op_sum"]
+    expected = json.loads(strata_stdout("report", trace, "--report", "op_sum", "--format",
+                                        "json"))["op_sum"]
     names = table_texts(b, "op_sum", 0)
     check(names == [r["Name"] for r in expected],
           "op table: %d rows in the report's order (%s...)" % (len(names), names[:2]))
@@ -359,8 +366,7 @@ def case_scale(b):
     os.remove(trace)
     open_page(b, page)
     no_errors(b)
-    summary = dict(b.eval("""Array.from(document.querySelectorAll('#summary .card'))
-        .map(c => [c.children[0].textContent, c.children[1].textContent])"""))
+    summary = summary_cards(b)
     check(int(summary["Kernels"]) > 1_000_000, "summary counts every kernel: %s" % summary["Kernels"])
     b.eval("document.getElementById('timeline').scrollIntoView()")
     b.screenshot(os.path.join(out_dir, "scale-timeline.png"))
