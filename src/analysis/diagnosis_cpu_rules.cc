@@ -278,7 +278,7 @@ void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out) {
                 : fmt::format("The program waits off the CPU (sleep, I/O, a lock), mostly in {}.",
                               frame_label(p.frames.at(where.front().first)));
   f.evidence.push_back(fmt::format(
-      "evidence: the sampler records on-CPU time only; off-CPU time is read from the pauses "
+      "the sampler records on-CPU time only; off-CPU time is read from the pauses "
       "between the main thread's samples longer than {:.0f} sampling periods of {}",
       c.th.off_cpu_gap_periods, short_duration(period)));
   f.evidence.push_back(fmt::format(
