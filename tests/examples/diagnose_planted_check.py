@@ -26,7 +26,7 @@ def score(repo, tmp, label, extra_env):
                **extra_env)
     proc = subprocess.run(
         [sys.executable, os.path.join(repo, "bench", "diagnose_planted.py"), build, out,
-         "--only", "py_hotspot,offcpu_sleep", "--rounds", "1", "--scale", "0.1",
+         "--only", "py_hotspot,offcpu_sleep", "--rounds", "1", "--scale", "0.3",
          "--python", sys.executable], capture_output=True, text=True, env=env, timeout=600)
     with open(os.path.join(out, "diagnose_planted.json")) as f:
         result = json.load(f)
