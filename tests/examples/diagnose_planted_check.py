@@ -42,6 +42,12 @@ def expect(condition, message, proc):
 def main(repo):
     with tempfile.TemporaryDirectory() as tmp:
         proc, criteria, result = score(repo, tmp, "right", {})
+        if proc.returncode != 0:
+            # The stand-in's gain and the script's saving are timed in different
+            # runs; a rare drift past 2x on a busy machine fails this case alone.
+            # It gets one more try, and the first try's table is shown.
+            print("the right rules' first scoring failed; once more. Its output:\n" + proc.stdout)
+            proc, criteria, result = score(repo, tmp, "right-again", {})
         expect(proc.returncode == 0, f"the right rules scored exit {proc.returncode}", proc)
         expect(criteria["right_first"]["got"] == 2, "right first is not 2 of 2", proc)
         expect("criteria met" in proc.stdout.splitlines()[-1], "no verdict last", proc)
