@@ -28,7 +28,10 @@ page = os.path.join(outdir, "scale.html")
 make_traces.scale(os.path.join(here, "..", "tests", "data", "trace-gpu_matmul-slow_loop_sync",
                                "trace.sqlite"), trace, launches)
 t = time.monotonic()
-subprocess.run([strata, "report", trace, "--format", "html", "-o", page], check=True)
+# Paths relative to the working directory in what strata prints, so that a
+# recorded output names no folder of the machine it ran on.
+subprocess.run([strata, "report", os.path.relpath(trace), "--format", "html", "-o",
+                os.path.relpath(page)], check=True)
 write_s = time.monotonic() - t
 paints = []
 with cdp.Browser() as b:
