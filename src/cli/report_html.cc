@@ -39,8 +39,10 @@ std::string count(size_t n) {
   return std::to_string(n);
 }
 
-// The GPU layers: summary lines, diagnosis, the registry's tables, timeline.
-Status add_gpu(const store::TraceReader& reader, const std::string& file, html::PageInput& page) {
+// The GPU layers: summary lines, diagnosis (unless the trace's diagnose
+// verdict takes its place: add_verdict), the registry's tables, timeline.
+Status add_gpu(const store::TraceReader& reader, const std::string& file, bool with_diagnosis,
+               html::PageInput& page) {
   STRATA_ASSIGN_OR_RETURN(bool cuda, store::cuda_data_present(reader));
   STRATA_ASSIGN_OR_RETURN(bool torch, store::torch_ops_present(reader));
   if (!cuda && !torch) return Ok{};
@@ -50,7 +52,7 @@ Status add_gpu(const store::TraceReader& reader, const std::string& file, html::
   report::GpuReportOptions text;  // table format: the diagnosis' header lines come with it
   report::GpuReportOptions json;
   json.format = report::Format::kJson;
-  if (cuda) {
+  if (cuda && with_diagnosis) {
     report::GpuReport diagnosis = report::diagnosis_report_of(tables, file, text);
     report::GpuReport columns = report::diagnosis_report_of(tables, file, json);
     diagnosis.table = std::move(columns.table);  // every field a column: the page shows them all
@@ -170,19 +172,15 @@ Status add_kernels(const store::TraceReader& reader, html::PageInput& page) {
 // A trace strata diagnose wrote: its whole verdict (the CPU, off-CPU,
 // timeline and kernel findings, the baseline and the layer log) in place of
 // the GPU timeline's diagnosis alone.
-Status add_verdict(const store::TraceReader& reader, const std::string& file,
-                   html::PageInput& page) {
-  STRATA_ASSIGN_OR_RETURN(bool diagnosed, is_diagnose_trace(reader));
-  if (!diagnosed) return Ok{};
+void add_verdict(const store::TraceReader& reader, const std::string& file, html::PageInput& page) {
   // A verdict that cannot be built (a stored --range naming nothing, a
   // damaged setting) leaves the rest of the page; the note says why.
   auto verdict = load_verdict(reader);
   if (!verdict) {
     page.notes.push_back("No diagnose verdict: " + verdict.error().message);
-    return Ok{};
+    return;
   }
   page.diagnosis = report::verdict_report(*verdict, file);
-  return Ok{};
 }
 
 int write_page(const html::PageInput& page, const std::string& output,
@@ -251,12 +249,14 @@ int write_html_report(const store::TraceReader& reader, const std::string& file,
   html::PageInput page;
   page.title = std::filesystem::path(file).filename().string();
   page.generator = std::string("strata ") + build::kVersion;
-  if (Status s = add_gpu(reader, file, page); !s.ok()) return print_usage_error(s.error().message);
-  if (Status s = add_cpu(reader, flags, page); !s.ok()) return print_usage_error(s.error().message);
-  if (Status s = add_kernels(reader, page); !s.ok()) return print_usage_error(s.error().message);
-  if (Status s = add_verdict(reader, file, page); !s.ok()) {
+  auto diagnosed = is_diagnose_trace(reader);
+  if (!diagnosed) return print_usage_error(diagnosed.error().message);
+  if (Status s = add_gpu(reader, file, !*diagnosed, page); !s.ok()) {
     return print_usage_error(s.error().message);
   }
+  if (Status s = add_cpu(reader, flags, page); !s.ok()) return print_usage_error(s.error().message);
+  if (Status s = add_kernels(reader, page); !s.ok()) return print_usage_error(s.error().message);
+  if (*diagnosed) add_verdict(reader, file, page);
   if (page.tables.empty() && page.timeline.is_null() && page.flame.is_null() &&
       page.kernel_sections.empty()) {
     page.notes.push_back("This trace holds no CUDA, CPU or kernel data to show.");
