@@ -9,6 +9,11 @@
 //   runtime    activity RUNTIME
 //   driver     activity DRIVER
 //   sync       activity SYNCHRONIZATION
+//   memory     activity MEMCPY, MEMSET and MEMCPY2 (the agent's "memory" group)
+//   marker     activity MARKER and MARKER_DATA (the agent's "nvtx" group)
+//   meta       activity DEVICE, CONTEXT and NAME (the agent's "meta" group)
+//   extcorr    activity EXTERNAL_CORRELATION (the agent's link to PyTorch ops;
+//              nothing pushes an id here, so it measures the kind alone)
 //   ts         timestamps through a CLOCK_MONOTONIC callback (as the agent)
 //   perthread  CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER
 //   rtcb       the runtime API through the callback API: an empty callback
@@ -154,9 +159,26 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (has(what, "runtime")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
   if (has(what, "driver")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
   if (has(what, "sync")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (has(what, "memory")) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2);
+  }
+  if (has(what, "marker")) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER_DATA);
+  }
+  if (has(what, "meta")) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT);
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_NAME);
+  }
+  if (has(what, "extcorr")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
   if (has(what, "quiet")) {
-    for (CUpti_CallbackId cbid : strata::agent::kNoisyRuntimeApis) cuptiActivityEnableRuntimeApi(cbid, 0);
-    for (CUpti_CallbackId cbid : strata::agent::kNoisyDriverApis) cuptiActivityEnableDriverApi(cbid, 0);
+    for (CUpti_CallbackId cbid : strata::agent::kNoisyRuntimeApis)
+      cuptiActivityEnableRuntimeApi(cbid, 0);
+    for (CUpti_CallbackId cbid : strata::agent::kNoisyDriverApis)
+      cuptiActivityEnableDriverApi(cbid, 0);
   }
   g_record_calls = has(what, "rtcbrec");
   if (has(what, "rtcb") || g_record_calls) {

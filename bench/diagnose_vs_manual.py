@@ -200,8 +200,10 @@ def strata_step(args, label, program):
             os.remove(trace)
         return argv
 
+    # --force: each round rewrites the page diagnose writes beside its trace.
     return Step("strata-diagnose", fresh([os.path.join(args.build, "bin", "strata"), "diagnose",
-                                          "-o", trace, "--"] + program["cmd"]), env=env)
+                                          "--force", "-o", trace, "--"] + program["cmd"]),
+                env=env)
 
 
 def main(argv):

@@ -22,13 +22,17 @@ is what strata's own cost is judged against, with strata's CUDA layer alone
 make, and is judged against torch.profiler in bench/torch_ops_overhead.py).
 (The earlier goal, half of nsys's, is below CUPTI's own cost: docs/PERFORMANCE.md.)
 
-usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [goals|ablation|floor] [WORKLOAD]
+usage: gpu_trace_overhead.py BUILD_DIR OUTDIR [ROUNDS] [goals|ablation|floor|kinds] [WORKLOAD]
   WORKLOAD (launch or torch; default both) lets one device call hold one workload.
   ablation: strata alone, one record group at a time (STRATA_AGENT_RECORD), to see
             which CUPTI kinds cost what; no goals checked
   floor:    the smallest CUPTI client (bench/cupti_floor.cc) recording one thing at a
             time, beside strata and nsys: what CUPTI itself costs, which no
             CUPTI-based tracer can go below; no goals checked
+  kinds:    the floor of strata's records, then the same client with every other
+            CUPTI kind strata enables (memory, markers, metadata, external
+            correlation), beside strata's CUDA layer and nsys: whether strata's
+            cost above the floor is CUPTI's for those kinds or strata's own
 Prints a table last; per-run figures go to OUTDIR/gpu_trace_overhead.json.
 """
 import json
@@ -42,7 +46,7 @@ build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 mode = sys.argv[4] if len(sys.argv) > 4 else "goals"
 only = sys.argv[5] if len(sys.argv) > 5 else None
-check_goals = mode == "goals"  # ablation and floor only show where the cost goes
+check_goals = mode in ("goals", "kinds")  # ablation and floor only show where the cost goes
 os.makedirs(outdir, exist_ok=True)
 strata = f"{build}/bin/strata"
 nsys = os.environ.get("NSYS", "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys")
@@ -170,6 +174,29 @@ if mode == "floor":
     }
 
 
+if mode == "kinds":
+    records = "kernel,runtime,driver,ts,quiet"
+    workloads = {
+        "launch": ("us_per_launch", {
+            "bare": (launch, {}),
+            "cupti floor, strata's records": cupti_floor(records, launch),
+            "cupti floor, strata's kinds": cupti_floor(records + ",memory,marker,meta,extcorr",
+                                                      launch),
+            "strata": strata_trace("launch", launch),
+            "nsys": nsys_profile("nsys-launch", launch),
+        }),
+        "torch": ("us_per_iter", {
+            "bare": (torch_cmd, {}),
+            "cupti floor, strata's records": cupti_floor(records, torch_cmd),
+            "cupti floor, strata's kinds": cupti_floor(records + ",memory,marker,meta,extcorr",
+                                                      torch_cmd),
+            "strata (no ops)": strata_trace("torch-noops", torch_cmd, trace="cuda,nvtx"),
+            "strata": strata_trace("torch", torch_cmd),
+            "nsys": nsys_profile("nsys-torch", torch_cmd),
+        }),
+    }
+
+
 def run(argv, extra_env, key):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        env={**os.environ, **extra_env}, timeout=300)
@@ -263,4 +290,9 @@ for wname, data in results.items():
         own = added(data, own_name, floor_name)
         verdicts.append(f"{wname}: {own_name}'s own cost above CUPTI's, median of per-round "
                         f"differences: {own:+.3f} {unit}")
+        if "cupti floor, strata's kinds" in data:
+            kinds = added(data, "cupti floor, strata's kinds", floor_name)
+            rest = added(data, own_name, "cupti floor, strata's kinds")
+            verdicts.append(f"{wname}: of that, CUPTI's other kinds {kinds:+.3f} {unit}, strata's "
+                            f"own machinery {rest:+.3f} {unit} (medians of per-round differences)")
 print("\n".join(verdicts))

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/cpp_names.h"
+#include "analysis/idle_frames.h"
 #include "analysis/python_imports.h"
 #include "analysis/python_view.h"
 
@@ -111,8 +112,10 @@ CpuFacts cpu_facts(const Profile& native) {
   CpuFacts f;
   f.samples = native.samples.size();
   // A Python program is judged by its Python functions, as cProfile names them.
-  std::optional<Profile> python = python_view(native);
-  const Profile& profile = python ? *python : native;
+  // Idle-spinning pool threads are not the program's work (idle_frames.h).
+  const Profile working = without_idle(native);
+  std::optional<Profile> python = python_view(working);
+  const Profile& profile = python ? *python : working;
   // Names as the CPU table prints them (std::string, not its expansion).
   f.hottest = top_self_shares(with_short_names(profile), 3);
   if (python) {

@@ -10,6 +10,7 @@
 
 #include "analysis/diagnosis_rules.h"
 #include "analysis/gpu_summary.h"
+#include "analysis/idle_frames.h"
 #include "analysis/python_view.h"
 #include "common/strings.h"
 
@@ -367,6 +368,11 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
       s.weight_ns = std::clamp<int64_t>(sample_weight_ns(*cpu, s), 1, 10'000'000'000);
     std::erase_if(q.samples,
                   [](const Sample& s) { return s.time_ns < 0 || s.time_ns > (int64_t{1} << 62); });
+    // Idle-spinning samples (OpenBLAS's thread server, OpenMP workers) are a
+    // pool waiting for work, not work: left out, as the CPU reports leave
+    // them out (analysis/idle_frames.h). In a PyTorch program they outweigh
+    // the program's own code (the planted suite on the H200).
+    std::erase_if(q.samples, [&](const Sample& s) { return idle_rule_of(q, s) != nullptr; });
     cpu = &q;
   }
   if (cpu) {

@@ -1,8 +1,10 @@
 // Where the GPU waited, and on what. From a trace's first kernel to its last
 // GPU activity (kernels, copies, memsets: the work window; what comes before
-// the first kernel is start-up), time is busy or idle. Each idle gap ends
-// with an activity some host thread issued through one CUDA call; the gap is
-// charged by what that thread was doing:
+// the first kernel is start-up), time is busy or idle. A gap that ends with
+// the first launch of a kernel name, or before the first launch of the kernel
+// with most GPU time, is set-up paid once (first_use_ns).
+// Each other idle gap ends with an activity some host thread issued through
+// one CUDA call; the gap is charged by what that thread was doing:
 //  - until the issuing call returned: inside a synchronizing call, a launch
 //    or enqueue call, another recorded CUDA call, or its own code (which
 //    includes CUDA calls the agent does not record: docs/agent.md);
@@ -47,6 +49,11 @@ struct IdleCauses {
   int64_t host_ns = 0;          // ... outside recorded CUDA calls
   int64_t queued_ns = 0;        // the issuing call had returned: the work was queued
   int64_t unattributed_ns = 0;  // no issuing call found for the next activity
+  // Gaps that end with the first launch of a kernel name (its first use:
+  // lazy module loading, a library's set-up, autotuning) or before the first
+  // launch of the kernel with most GPU time (the program's set-up): paid
+  // once; none of the causes above, so that a loop's rules do not count it.
+  int64_t first_use_ns = 0;
   // Of the gaps in which the issuing thread first waited in a synchronizing
   // call (not a copy): everything else in them (own code, launching, other
   // calls, queued), which the wait exposed. Part of the fields above.

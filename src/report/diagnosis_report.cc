@@ -51,9 +51,11 @@ void add_header(const analysis::Diagnosis& d, GpuReport& r) {
       d.idle.gaps));
   r.header.push_back(fmt::format(
       "Idle, by what the issuing thread was doing: synchronizing {}, launching {}, other CUDA "
-      "calls {}, outside recorded CUDA calls {}; already queued {}; unattributed {}",
+      "calls {}, outside recorded CUDA calls {}; already queued {}; unattributed {}; set-up and "
+      "first uses (paid once) {}",
       short_duration(c.sync_ns), short_duration(c.launch_ns), short_duration(c.other_api_ns),
-      short_duration(c.host_ns), short_duration(c.queued_ns), short_duration(c.unattributed_ns)));
+      short_duration(c.host_ns), short_duration(c.queued_ns), short_duration(c.unattributed_ns),
+      short_duration(c.first_use_ns)));
   if (d.startup_ns > 0) {
     std::vector<std::string> parts;
     for (const auto& p : d.startup_parts) {
@@ -287,7 +289,8 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
                      {"other_api_ns", i.idle.other_api_ns},
                      {"host_ns", i.idle.host_ns},
                      {"queued_ns", i.idle.queued_ns},
-                     {"unattributed_ns", i.idle.unattributed_ns}}}};
+                     {"unattributed_ns", i.idle.unattributed_ns},
+                     {"first_use_ns", i.idle.first_use_ns}}}};
   } else {
     o["window"] = nullptr;
   }

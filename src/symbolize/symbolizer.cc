@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -25,6 +26,7 @@
 #include "symbolize/dwarf_names.h"
 #include "symbolize/elf_file.h"
 #include "symbolize/proc_maps.h"
+#include "symbolize/symbol_index.h"
 #include "symbolize/trampoline.h"
 
 namespace strata::symbolize {
@@ -172,6 +174,7 @@ struct Symbolizer::Impl {
     Impl* impl = nullptr;
     const ElfFile* file = nullptr;
     uint64_t bias = 0;
+    std::unique_ptr<SymbolIndex> symbols;  // built at the module's first lookup
   };
 
   // One address space's Dwfl and the state its thread callbacks read.
@@ -645,7 +648,7 @@ struct Symbolizer::Impl {
     return {frame};
   }
 
-  std::vector<Frame> symbolize_module(Dwfl_Module* mod, const ModuleInfo& info, uint64_t pc,
+  std::vector<Frame> symbolize_module(Dwfl_Module* mod, ModuleInfo& info, uint64_t pc,
                                       uint64_t lookup) {
     std::vector<Frame> frames;
     Frame base;
@@ -655,8 +658,8 @@ struct Symbolizer::Impl {
     // The ELF symbol (.symtab, else .dynsym; from the debug file when found).
     GElf_Sym sym;
     GElf_Off sym_offset = 0;
-    const char* sym_name =
-        dwfl_module_addrinfo(mod, lookup, &sym_offset, &sym, nullptr, nullptr, nullptr);
+    if (info.symbols == nullptr) info.symbols = std::make_unique<SymbolIndex>(mod);
+    const char* sym_name = info.symbols->lookup(lookup, &sym_offset, &sym);
     // A sizeless symbol far before the pc says nothing (stripped binaries keep
     // a few, such as _init).
     if (sym_name != nullptr && sym.st_size == 0 && sym_offset > 0) sym_name = nullptr;

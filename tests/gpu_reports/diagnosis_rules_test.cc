@@ -184,6 +184,29 @@ TEST(CpuHotspot, FiresFromMinShareOnAndNotBelow) {
   EXPECT_FALSE(has_rule(b.run(th), "cpu.hotspot"));
 }
 
+TEST(CpuHotspot, AnIdleSpinningPoolThreadIsNotTheHotspot) {
+  // Seen on the H200: OpenBLAS's thread server spinning on a side thread
+  // held 67 % of a PyTorch program's samples and was named its hotspot. It
+  // is a pool waiting for work (idle_frames.h): the own function is named.
+  CpuBuilder b;
+  const FrameId spin =
+      b.p.frames.intern({"blas_thread_server", "", 0, "/venv/libscipy_openblas64_.so", 0x50});
+  for (int i = 0; i < 30; ++i) b.sample({b.hot_f, b.main_f});
+  for (int i = 0; i < 70; ++i) {
+    b.sample({spin}, 0);
+    b.p.samples.back().tid = 101;
+  }
+  b.p.wall_ns = 100'000'000;
+  const Diagnosis d = b.run();
+  const Finding* f = find_rule(d, "cpu.hotspot");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(mentions(*f, "app::normalize")) << f->cause;
+  EXPECT_EQ(f->gain_ns, 30'000'000);
+  for (const Finding& g : d.findings) {
+    EXPECT_FALSE(mentions(g, "blas_thread_server")) << g.rule << ": " << g.cause;
+  }
+}
+
 TEST(CpuOffCpu, ThePausesBetweenSamplesAreTheWaitNamedWhereItResumed) {
   CpuBuilder b;
   for (int i = 0; i < 10; ++i) b.sample({b.hot_f, b.main_f});
@@ -366,6 +389,10 @@ TEST(LaunchBound, AStormOfShortKernelsIsLaunchBoundNotSync) {
   EXPECT_EQ(d.findings[0].rule, "gpu.launch_bound");
   EXPECT_FALSE(has_rule(d, "gpu.launch_sync"));
   EXPECT_TRUE(mentions(d.findings[0], "median 2.00 us"));
+  // Fusing them saves the launches and the short kernels' own time: 99 of
+  // the 100 kernels' 3 us of idle before each, and their 100 x 2 us.
+  EXPECT_TRUE(mentions(d.findings[0], "the short kernels themselves: 200 us"));
+  EXPECT_GT(d.findings[0].gain_ns, 200'000);
   // At the edge: kernels of short_kernel_ns are no longer short.
   DiagnosisThresholds th;
   th.short_kernel_ns = 2000;
@@ -500,6 +527,35 @@ TEST(Healthy, LargeBatchedGemmGivesNoFinding) {
   }
   Diagnosis d = diagnose_gpu_trace(b.t);
   EXPECT_TRUE(d.findings.empty()) << d.findings[0].rule;
+}
+
+TEST(Healthy, FirstUseGapsAreNotTheLoopsIdleTime) {
+  // The planted healthy GEMM on the H200: a set-up kernel, a cudaFree (a
+  // sync), 56 ms of cuBLAS set-up and lazy loading before the GEMM's first
+  // launch, then GEMMs back to back. The gap before a kernel's first launch
+  // is paid once (first_use_ns), not gpu.launch_sync's.
+  GpuBuilder b;
+  b.t.strings[100] = "cudaFree";
+  b.t.strings[101] = "setup_kernel";
+  b.kernel(b.call(GpuBuilder::kLaunch, 0, 1000), 2000, 3000);
+  b.t.kernels.name_id.back() = 101;
+  b.call(100, 3500, 4000);  // cudaFree: waits for the device
+  // cublasCreate's workspace memset, 30 ms later: not a kernel's first use,
+  // but before the main kernel's first launch, so set-up all the same.
+  b.copy(b.call(GpuBuilder::kMemcpyAsync, 30'000'000, 30'001'000), 30'002'000, 30'003'000, 1, 0, 0);
+  int64_t t = 60'000'000;
+  for (int i = 0; i < 20; ++i) {
+    b.kernel(b.call(GpuBuilder::kLaunch, t + i * 3000, t + i * 3000 + 2000),
+             t + 5000 + i * 3'000'000, t + 5000 + (i + 1) * 3'000'000 - 200, 1024);
+  }
+  const Diagnosis d = diagnose_gpu_trace(b.t);
+  EXPECT_TRUE(d.findings.empty()) << d.findings[0].rule << ": " << d.findings[0].cause;
+  EXPECT_GT(d.idle.idle.first_use_ns, 59'000'000);
+  EXPECT_EQ(d.idle.idle.sync_ns, 0);
+  EXPECT_EQ(d.idle.idle.after_sync_ns, 0);
+  // The same gaps after the main kernel's first launch are the loop's: a sync.
+  b.t.kernels.name_id.front() = GpuBuilder::kGemm;
+  EXPECT_TRUE(has_rule(diagnose_gpu_trace(b.t), "gpu.launch_sync"));
 }
 
 // ---------------------------------------------------------------- start-up, windows
