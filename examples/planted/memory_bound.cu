@@ -18,46 +18,43 @@ constexpr size_t kElements = size_t{64} << 20;
 static_assert(kElements % 4 == 0, "the kernels move float4s");
 constexpr float kA = 0.5f, kB = 0.25f, kC = 1.5f, kD = 0.125f;
 
-// Each thread moves float4s (16 bytes per load and store): with one float
-// per access, 1056 blocks of 256 threads kept too few bytes in flight and
-// streamed at 59 % of the H200's DRAM peak (measured by strata diagnose's
-// kernel layer: latency-bound, not the memory roofline this workload plants).
+// Each thread moves float4s (16 bytes per access) and has two loads in
+// flight per iteration. With one float per access, 1056 blocks of 256
+// threads streamed at 59 % of the H200's DRAM peak (latency-bound by ncu's
+// 60 % rule: not the memory roofline this workload plants); with one float4,
+// at 78-79 % (strata diagnose's kernel layer, 2026-12-04); two per iteration
+// is meant to reach the roofline (80 % and up), not yet measured there.
 // n counts floats and is a multiple of 4 (kElements, or 0 for the warm-up).
-__global__ void mul_kernel(float* out, const float* in, size_t n, float s) {
+template <class Op>
+__device__ void stream(float* out, const float* in, size_t n, Op op) {
   const size_t n4 = n / 4;
   auto* o = reinterpret_cast<float4*>(out);
   const auto* v = reinterpret_cast<const float4*>(in);
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n4;
-       i += size_t{gridDim.x} * blockDim.x) {
+  const size_t stride = size_t{gridDim.x} * blockDim.x;
+  size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x;
+  for (; i + stride < n4; i += 2 * stride) {
     const float4 a = v[i];
-    o[i] = make_float4(__fmul_rn(a.x, s), __fmul_rn(a.y, s), __fmul_rn(a.z, s), __fmul_rn(a.w, s));
+    const float4 b = v[i + stride];
+    o[i] = make_float4(op(a.x), op(a.y), op(a.z), op(a.w));
+    o[i + stride] = make_float4(op(b.x), op(b.y), op(b.z), op(b.w));
   }
+  if (i < n4) {
+    const float4 a = v[i];
+    o[i] = make_float4(op(a.x), op(a.y), op(a.z), op(a.w));
+  }
+}
+
+__global__ void mul_kernel(float* out, const float* in, size_t n, float s) {
+  stream(out, in, n, [s](float x) { return __fmul_rn(x, s); });
 }
 
 __global__ void add_kernel(float* out, const float* in, size_t n, float s) {
-  const size_t n4 = n / 4;
-  auto* o = reinterpret_cast<float4*>(out);
-  const auto* v = reinterpret_cast<const float4*>(in);
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n4;
-       i += size_t{gridDim.x} * blockDim.x) {
-    const float4 a = v[i];
-    o[i] = make_float4(__fadd_rn(a.x, s), __fadd_rn(a.y, s), __fadd_rn(a.z, s), __fadd_rn(a.w, s));
-  }
-}
-
-__device__ float fused(float x) {
-  return __fadd_rn(__fmul_rn(__fadd_rn(__fmul_rn(x, kA), kB), kC), kD);
+  stream(out, in, n, [s](float x) { return __fadd_rn(x, s); });
 }
 
 __global__ void fused_kernel(float* out, const float* in, size_t n) {
-  const size_t n4 = n / 4;
-  auto* o = reinterpret_cast<float4*>(out);
-  const auto* v = reinterpret_cast<const float4*>(in);
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n4;
-       i += size_t{gridDim.x} * blockDim.x) {
-    const float4 a = v[i];
-    o[i] = make_float4(fused(a.x), fused(a.y), fused(a.z), fused(a.w));
-  }
+  stream(out, in, n,
+         [](float x) { return __fadd_rn(__fmul_rn(__fadd_rn(__fmul_rn(x, kA), kB), kC), kD); });
 }
 
 }  // namespace

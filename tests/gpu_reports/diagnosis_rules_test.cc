@@ -646,6 +646,10 @@ TEST(KernelRules, SpeedOfLightGivesOneVerdictPerKernel) {
   EXPECT_EQ(rule_of(profiled("gemm", 91, 60, 25, kLimitSharedMem)), "none")
       << "at the compute roofline: healthy, whatever its occupancy";
   EXPECT_EQ(rule_of(profiled("k", 80, 30, 100, 0)), "none") << "80 % is the roofline (>=)";
+  // cuBLAS's BF16 GEMM on the H200: compute 90.9 %, memory (L1/shared) 93.4 %.
+  EXPECT_EQ(rule_of(profiled("nvjet_gemm", 90.9, 93.4, 100, 0)), "none")
+      << "at the compute roofline, memory above it or not";
+  EXPECT_EQ(rule_of(profiled("k", 79.9, 93.4, 100, 0)), "kernel.memory_bound");
   EXPECT_EQ(rule_of(profiled("k", 79.9, 30, 100, 0)), "kernel.compute_bound");
   EXPECT_EQ(rule_of(profiled("k", 40, 70, 100, 0)), "kernel.memory_bound") << "below peak";
   EXPECT_EQ(rule_of(profiled("k", 65, 60, 100, 0)), "none") << "balanced below the roofline";
