@@ -166,42 +166,41 @@ GpuIdle gpu_idle(const store::GpuTables& tables) {
   std::vector<Activity> activities;
   const store::KernelColumns& k = tables.kernels;
   int64_t first_kernel = -1;
-  // The earliest launch of each kernel name per process: what precedes it is
-  // that kernel's first use (lazy module loading, a library's handle and
-  // workspace, autotuning), paid once, not in every iteration of a loop.
-  std::map<std::pair<int64_t, int64_t>, int64_t> first_launch;  // (process, name) -> start
+  // Per kernel name and process: its earliest launch (what precedes it is
+  // that kernel's first use: lazy module loading, a library's handle and
+  // workspace, autotuning; paid once, not in every iteration of a loop) and
+  // its GPU time.
+  struct KernelName {
+    int64_t first_start = INT64_MAX;
+    int64_t busy_ns = 0;
+  };
+  using NameKey = std::pair<int64_t, int64_t>;  // (process, name id)
+  std::map<NameKey, KernelName> names;
+  std::vector<NameKey> keys;  // parallel to the kernels' activities
   for (size_t i = 0; i < k.size(); ++i) {
     if (!valid(k.start[i], k.end[i])) continue;
     const int64_t process = i < k.global_pid.size() ? k.global_pid[i] : 0;
     const int64_t correlation = i < k.correlation_id.size() ? k.correlation_id[i] : 0;
     activities.push_back({k.start[i], k.end[i], process, correlation, false});
     if (first_kernel < 0 || k.start[i] < first_kernel) first_kernel = k.start[i];
-    const int64_t name = i < k.name_id.size() ? k.name_id[i] : 0;
-    auto [it, added] = first_launch.try_emplace({process, name}, k.start[i]);
-    if (!added) it->second = std::min(it->second, k.start[i]);
+    const NameKey key{process, i < k.name_id.size() ? k.name_id[i] : 0};
+    keys.push_back(key);
+    KernelName& n = names[key];
+    n.first_start = std::min(n.first_start, k.start[i]);
+    const int64_t duration = k.end[i] - k.start[i];
+    n.busy_ns = std::min(n.busy_ns, INT64_MAX - duration) + duration;
+  }
+  for (size_t a = 0; a < keys.size(); ++a) {
+    activities[a].first_use = names[keys[a]].first_start == activities[a].start;
   }
   // The kernel with most GPU time is what the program is for: what comes
   // before its first launch (a library's handle, workspace memsets, input
   // conversion) is set-up too, however many other activities it holds (the
   // planted healthy GEMM: cudaFree, then cublasCreate's 66 ms and a memset).
-  std::map<std::pair<int64_t, int64_t>, int64_t> busy;
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (!valid(k.start[i], k.end[i])) continue;
-    const int64_t process = i < k.global_pid.size() ? k.global_pid[i] : 0;
-    const int64_t name = i < k.name_id.size() ? k.name_id[i] : 0;
-    int64_t& b = busy[{process, name}];
-    b = std::min(b, INT64_MAX - (k.end[i] - k.start[i])) + (k.end[i] - k.start[i]);
-  }
   int64_t main_kernel_start = INT64_MIN;
   int64_t most = -1;
-  for (const auto& [key, ns] : busy) {
-    if (ns > most) most = ns, main_kernel_start = first_launch[key];
-  }
-  for (size_t i = 0, a = 0; i < k.size(); ++i) {
-    if (!valid(k.start[i], k.end[i])) continue;
-    const int64_t name = i < k.name_id.size() ? k.name_id[i] : 0;
-    activities[a].first_use = first_launch[{activities[a].process, name}] == k.start[i];
-    ++a;
+  for (const auto& [key, n] : names) {
+    if (n.busy_ns > most) most = n.busy_ns, main_kernel_start = n.first_start;
   }
   add_activities(tables.memcpy, activities);
   add_activities(tables.memset, activities);
