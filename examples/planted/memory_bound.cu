@@ -22,8 +22,9 @@ constexpr float kA = 0.5f, kB = 0.25f, kC = 1.5f, kD = 0.125f;
 // flight per iteration. With one float per access, 1056 blocks of 256
 // threads streamed at 59 % of the H200's DRAM peak (latency-bound by ncu's
 // 60 % rule: not the memory roofline this workload plants); with one float4,
-// at 78-79 % (strata diagnose's kernel layer, 2026-12-04); two per iteration
-// is meant to reach the roofline (80 % and up), not yet measured there.
+// at 78-79 %, and with two in flight at 79.2-79.4 % (strata diagnose's kernel
+// layer, 2026-12-04): the H200's practical DRAM ceiling, which strata's
+// memory_roofline_pct (75) counts as the roofline.
 // n counts floats and is a multiple of 4 (kElements, or 0 for the warm-up).
 template <class Op>
 __device__ void stream(float* out, const float* in, size_t n, Op op) {

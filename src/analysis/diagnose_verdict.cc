@@ -190,19 +190,25 @@ bool explained_before_kernels(const Diagnosis& gpu) {
                      [](const Finding& f) { return f.layer == FindingLayer::kTimeline; });
 }
 
-std::vector<std::string> top_kernels(const store::GpuTables& tables, size_t n) {
+std::vector<std::string> top_kernels(const store::GpuTables& tables, size_t n, double min_share) {
   std::map<std::string, int64_t> total;
+  int64_t all = 0;
   const auto& k = tables.kernels;
   for (size_t i = 0; i < k.size(); ++i) {
     const std::string* name = tables.string(k.name_id[i]);
     if (name == nullptr) continue;
-    total[*name] += std::max<int64_t>(0, k.end[i] - k.start[i]);
+    const int64_t ns = std::max<int64_t>(0, k.end[i] - k.start[i]);
+    total[*name] += ns;
+    all += ns;
   }
   std::vector<std::pair<std::string, int64_t>> sorted(total.begin(), total.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> names;
-  for (size_t i = 0; i < sorted.size() && i < n; ++i) names.push_back(sorted[i].first);
+  for (size_t i = 0; i < sorted.size() && i < n; ++i) {
+    if (static_cast<double>(sorted[i].second) < min_share * static_cast<double>(all)) break;
+    names.push_back(sorted[i].first);
+  }
   return names;
 }
 

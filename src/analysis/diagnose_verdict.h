@@ -95,8 +95,12 @@ Result<DiagnoseVerdict> build_verdict(const VerdictInput& input);
 // kernels are the time (the GPU is busy) and their metrics are the next layer.
 bool explained_before_kernels(const Diagnosis& gpu);
 
-// The kernel names with most GPU time, at most `n`, largest first: the
-// launches worth a kernel-metrics run.
-std::vector<std::string> top_kernels(const store::GpuTables& tables, size_t n);
+// The kernel names with most GPU time, at most `n`, largest first, each
+// with at least `min_share` of all kernel time: the launches worth a
+// kernel-metrics run (the kernel rules judge no kernel below
+// kernel_share, so a run for one would cost a whole run of the program
+// and change nothing).
+std::vector<std::string> top_kernels(const store::GpuTables& tables, size_t n,
+                                     double min_share = 0);
 
 }  // namespace strata::analysis

@@ -45,6 +45,11 @@ struct DiagnosisThresholds {
   // GPU Speed Of Light (ncu's SOLBottleneck rule): a unit at or above this %
   // of its peak is at the roofline.
   double sol_high_pct = 80.0;
+  // Memory throughput at or above this % of peak is at the memory roofline:
+  // DRAM does not stream at its nominal peak (on the H200 a float4 streaming
+  // kernel at full occupancy reached 79 % of it, with one load in flight per
+  // thread and with two). At most sol_high_pct.
+  double memory_roofline_pct = 75.0;
   // Both units below this % of peak: latency-bound.
   double sol_latency_pct = 60.0;
   // Theoretical occupancy below this % names its limiter (kernel.occupancy).

@@ -13,9 +13,9 @@
 
 namespace strata::cli {
 
-MeasuredRuns measure_runs(const std::vector<std::pair<std::string, std::vector<std::string>>>& commands,
-                          const BenchSessionOptions& opt, SignalForwarder& forwarder,
-                          const std::function<bool()>& stop_early) {
+MeasuredRuns measure_runs(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& commands,
+    const BenchSessionOptions& opt, SignalForwarder& forwarder, const StopEarly& stop_early) {
   MeasuredRuns measured;
   std::vector<store::BenchRun>& runs = measured.runs;
   bool& any_failed = measured.any_failed;
@@ -59,7 +59,7 @@ MeasuredRuns measure_runs(const std::vector<std::pair<std::string, std::vector<s
   for (int phase = 0; phase < 2 && started && !forwarder.received(); ++phase) {
     bool warmup = phase == 0;
     int count = warmup ? opt.warmups : opt.runs;
-    for (int i = 0; i < count && !forwarder.received() && !(stop_early && stop_early()); ++i) {
+    for (int i = 0; i < count && !forwarder.received() && !(stop_early && stop_early(runs)); ++i) {
       for (const auto& [label, argv] : commands) {
         auto ok = run_once(label, argv, i, warmup);
         if (!ok) {

@@ -33,8 +33,10 @@ struct BenchSessionOptions {
 // The runs of `commands` (label, argv), interleaved, warm-ups first, as
 // options' runs, warmups, quiet and metrics say; stops after a signal
 // `forwarder` received, and before each iteration where `stop_early` (may
-// be empty) says so (strata diagnose's --budget). A run that failed is
+// be empty), shown the runs so far, says so (strata diagnose's --budget,
+// and its baseline that stops at two runs that agree). A run that failed is
 // named on stderr; a command that could not start stops the loop.
+using StopEarly = std::function<bool(const std::vector<store::BenchRun>& runs)>;
 struct MeasuredRuns {
   std::vector<store::BenchRun> runs;  // in the order they ran
   bool any_failed = false;
@@ -43,7 +45,7 @@ struct MeasuredRuns {
 MeasuredRuns measure_runs(
     const std::vector<std::pair<std::string, std::vector<std::string>>>& commands,
     const BenchSessionOptions& options, SignalForwarder& forwarder,
-    const std::function<bool()>& stop_early = {});
+    const StopEarly& stop_early = {});
 
 // Prints the report of the runs (every run, warm-ups and failures too, in
 // the order they ran) and returns the status the verb exits with when

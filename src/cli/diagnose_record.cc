@@ -141,7 +141,8 @@ void kernel_layer(const RecordRequest& request, const std::string& agent,
                                    "): kernel metrics would not change the verdict"));
     return;
   }
-  const auto names = analysis::top_kernels(*tables, request.top_kernels);
+  const auto names =
+      analysis::top_kernels(*tables, request.top_kernels, request.thresholds.kernel_share);
   // The middle launch of each, not the first: a program's first launch is
   // often a warm-up on no data (the planted memory-bound program's is), and
   // its metrics would describe nothing the loop does.

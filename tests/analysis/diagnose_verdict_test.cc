@@ -138,6 +138,11 @@ TEST(DiagnoseVerdict, TopKernelsByTotalTime) {
   gpu.kernels.name_id = {1, 2, 3, 1};
   gpu.strings = {{1, "a"}, {2, "b"}, {3, "c"}};
   EXPECT_EQ(top_kernels(gpu, 2), (std::vector<std::string>{"c", "a"}));
+  // c has 20 of 32 ns, a 10, b 2 (6 %): below a 10 % share, b costs a
+  // kernel-metrics run that no kernel rule would read.
+  EXPECT_EQ(top_kernels(gpu, 3), (std::vector<std::string>{"c", "a", "b"}));
+  EXPECT_EQ(top_kernels(gpu, 3, 0.10), (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(top_kernels(gpu, 3, 0.5), (std::vector<std::string>{"c"}));
 }
 
 }  // namespace

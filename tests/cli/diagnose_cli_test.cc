@@ -2,11 +2,13 @@
 // shape, the layer log, --budget skipping, exit statuses, and that `strata
 // report FILE --report diagnosis` prints the same verdict again.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 
 #include "cli_runner.h"
 #include "store/diagnose_rows.h"
@@ -62,8 +64,7 @@ TEST(DiagnoseCli, CpuBoundProgramJsonVerdictAndItsReprint) {
   EXPECT_FALSE((*layer(v, "kernels"))["reason"].get<std::string>().empty());
   // The hottest function is the tutorial's.
   ASSERT_FALSE(v["cpu"]["hottest"].empty()) << out;
-  EXPECT_NE(v["verdict"]["text"].get<std::string>().find("normalize_line_slow"),
-            std::string::npos)
+  EXPECT_NE(v["verdict"]["text"].get<std::string>().find("normalize_line_slow"), std::string::npos)
       << out;
 
   // The trace holds what the verdict needs: the report prints it again.
@@ -91,10 +92,43 @@ TEST(DiagnoseCli, TextVerdictEqualsTheReportsReprint) {
   EXPECT_EQ(again.out, r.out);
 }
 
+// The default baseline: two runs, a third only when they differ by more
+// than 5 %; the layer log says which.
+TEST(DiagnoseCli, DefaultBaselineStopsAtTwoRunsThatAgree) {
+  ScratchDir dir;
+  auto r = run_strata("diagnose --no-html --format json -o d.sqlite -- sleep 0.2", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = parse(r.out);
+  auto reader = store::TraceReader::open((dir.path() / "d.sqlite").string());
+  ASSERT_TRUE(reader.ok());
+  const auto runs = *reader->bench_runs();
+  ASSERT_GE(runs.size(), 2u);
+  const double a = static_cast<double>(runs[0].wall_ns), b = static_cast<double>(runs[1].wall_ns);
+  const bool agree = std::abs(a - b) <= 0.05 * std::min(a, b);
+  EXPECT_EQ(runs.size(), agree ? 2u : 3u);
+  EXPECT_EQ(v["baseline"]["runs"], runs.size());
+  const std::string reason = (*layer(v, "baseline"))["reason"];
+  EXPECT_EQ(reason.find("no third") != std::string::npos, agree) << reason;
+}
+
+TEST(DiagnoseCli, DefaultBaselineRunsAThirdTimeWhenTheTwoDisagree) {
+  ScratchDir dir;
+  // 0.05 s the first time, 0.4 s after: the two runs differ eightfold.
+  auto r = run_strata(
+      "diagnose --no-html --format json -o d.sqlite -- sh -c "
+      "'if [ -e ran ]; then sleep 0.4; else touch ran; sleep 0.05; fi'",
+      dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = parse(r.out);
+  EXPECT_EQ(v["baseline"]["runs"], 3);
+  EXPECT_EQ((*layer(v, "baseline"))["reason"].get<std::string>().find("no third"),
+            std::string::npos);
+}
+
 TEST(DiagnoseCli, BudgetSkipsTheCostlyLayersAndSaysSo) {
   ScratchDir dir;
-  auto r = run_strata("diagnose -n 5 --budget 0.05 --format json -o d.sqlite -- sleep 0.2",
-                      dir.path());
+  auto r =
+      run_strata("diagnose -n 5 --budget 0.05 --format json -o d.sqlite -- sleep 0.2", dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   auto v = parse(r.out);
   EXPECT_EQ(v["baseline"]["runs"], 1) << "the budget stops the baseline after one run";

@@ -669,6 +669,29 @@ TEST(KernelRules, OccupancyNamesTheLimiterAndMemoryBoundBoundsTheWholeTime) {
   EXPECT_EQ(mem.findings[0].gain_ns, 1'000'000);
 }
 
+// The planted four-pass kernels on the H200: compute 6.0 %, memory 79.2 %,
+// DRAM's practical ceiling there. At memory_roofline_pct (75) they are at the
+// memory roofline, bounded by their whole time; below it only by what running
+// at peak would save.
+TEST(KernelRules, MemoryRooflineIsDramsPracticalCeiling) {
+  Diagnosis at = with_kernels({profiled("mul_kernel", 6.0, 79.2, 100, 0)});
+  ASSERT_EQ(at.findings.size(), 1u);
+  EXPECT_EQ(at.findings[0].rule, "kernel.memory_bound");
+  EXPECT_NE(at.findings[0].cause.find("at the memory roofline"), std::string::npos);
+  EXPECT_EQ(at.findings[0].gain_ns, 1'000'000);
+  Diagnosis below = with_kernels({profiled("k", 6.0, 74.0, 100, 0)});
+  ASSERT_EQ(below.findings.size(), 1u);
+  EXPECT_EQ(below.findings[0].rule, "kernel.memory_bound");
+  EXPECT_NE(below.findings[0].cause.find("below the roofline"), std::string::npos);
+  EXPECT_NEAR(below.findings[0].gain_ns, 260000, 1) << "1 ms at 74 % of peak";
+  DiagnosisThresholds th;
+  th.memory_roofline_pct = 80;
+  Diagnosis strict = with_kernels({profiled("mul_kernel", 6.0, 79.2, 100, 0)}, th);
+  ASSERT_EQ(strict.findings.size(), 1u);
+  EXPECT_NE(strict.findings[0].cause.find("below the roofline"), std::string::npos);
+  EXPECT_NEAR(strict.findings[0].gain_ns, 208000, 1);
+}
+
 TEST(KernelRules, AKernelBelowKernelShareIsLeftAlone) {
   std::vector<KernelProfile> ks = {profiled("big", 91, 50, 100, 0),
                                    profiled("small", 20, 92, 100, 0)};
