@@ -121,6 +121,7 @@ CpuFacts cpu_facts(const Profile& native) {
   if (python) {
     ImportTable imports = python_imports(*python);
     f.import_ns = imports.import_ns;
+    f.import_cut_ns = imports.cut_ns;
     for (const auto& row : imports.rows) {
       if (row.depth != 0) continue;
       f.heaviest_imports.emplace_back(row.module, row.cumulative_ns);

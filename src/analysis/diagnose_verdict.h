@@ -50,6 +50,9 @@ struct CpuFacts {
   // Python start-up: time under imports (python -X importtime's figure, from
   // the samples) and the heaviest modules the main script imported.
   int64_t import_ns = 0;
+  // Time in samples whose stack was cut at the copy: their imports cannot be
+  // told, so import_ns is a floor when this is not 0.
+  int64_t import_cut_ns = 0;
   std::vector<std::pair<std::string, int64_t>>
       heaviest_imports;  // module, cumulative ns; at most 3
 };

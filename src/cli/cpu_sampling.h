@@ -22,12 +22,18 @@ namespace strata::cli {
 using import::BuiltProfile;
 
 // The sampling flags `strata cpu` and `strata trace` share.
+// The most user stack a perf_event sample can carry (its size is a u16,
+// rounded down to 8 bytes): --stack-size's upper bound.
+constexpr uint32_t kLargestStackCopy = 65528;
+// strata cpu's default copy: 16 KiB covers ~100 typical C++ frames.
+constexpr uint32_t kDefaultStackCopy = 16384;
+
 struct SamplingFlags {
   // perf record's default rate: ≥ 300 samples on the tutorial's 80 ms run,
   // where 1 kHz gave 85 (docs/PERFORMANCE.md has its overhead, +2.1 % on the H200).
   uint32_t frequency = 4000;
   std::string call_graph = "dwarf";
-  uint32_t stack_bytes = 16384;
+  uint32_t stack_bytes = kDefaultStackCopy;
   std::string sampler = "auto";
   std::string
       mmap_pages;  // perf's -m: data pages per CPU ring, or a size (512K, 2M); empty: default

@@ -191,7 +191,16 @@ std::vector<std::string> startup_lines(const analysis::DiagnoseVerdict& v) {
     for (const auto& [module, ns] : v.cpu->heaviest_imports) {
       parts += (parts.empty() ? "" : ", ") + fmt::format("{} {}", module, short_duration(ns));
     }
-    lines.push_back(fmt::format("Start-up: Python imports {}{}{}", short_duration(v.cpu->import_ns),
+    // A cut stack has lost its import frames: the figure is then a floor.
+    const std::string cut =
+        v.cpu->import_cut_ns > 0
+            ? fmt::format(
+                  " at least ({} of samples had their stacks cut short and are not "
+                  "counted)",
+                  short_duration(v.cpu->import_cut_ns))
+            : "";
+    lines.push_back(fmt::format("Start-up: Python imports {}{}{}{}",
+                                short_duration(v.cpu->import_ns), cut,
                                 parts.empty() ? "" : "; heaviest: ", parts));
   }
   return lines;  // CUDA start-up is the GPU diagnosis' header line
@@ -268,6 +277,7 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
   }
   startup["cuda_parts"] = parts;
   startup["python_imports_ns"] = v.cpu ? json(v.cpu->import_ns) : json(nullptr);
+  startup["python_imports_cut_ns"] = v.cpu ? json(v.cpu->import_cut_ns) : json(nullptr);
   json imports = json::array();
   if (v.cpu) {
     for (const auto& [module, ns] : v.cpu->heaviest_imports) {
