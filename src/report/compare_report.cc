@@ -366,8 +366,14 @@ std::string render_text(const analysis::CompareSide& a, const analysis::CompareS
   };
   if (c.wall) {
     out += "\n" + wall_title(a, *c.wall) + "\n\n";
-    out += render(compare_wall_table(*c.wall), Format::kTable);
-    notes(wall_notes(*c.wall));
+    const Table wall = compare_wall_table(*c.wall);
+    out += render(wall, Format::kTable);
+    std::vector<std::string> lines = wall_notes(*c.wall);
+    if (fitted_for_text(wall).columns.size() < wall.columns.size()) {
+      lines.push_back("means left out to fit " + std::to_string(text_width()) +
+                      " columns: --wide, or --format csv/json, shows them");
+    }
+    notes(lines);
   } else {
     out += "\n" + wall_missing_note(a, b, c.wall_missing) + "\n";
   }
@@ -395,8 +401,8 @@ Table compare_wall_table(const analysis::WallComparison& wall) {
                {"New Runs"},
                {"Base Median"},
                {"New Median"},
-               {"Base Mean"},
-               {"New Mean"},
+               {"Base Mean", Align::kRight, nullptr, true},
+               {"New Mean", Align::kRight, nullptr, true},
                {"Ratio"},
                {ci + " Low"},
                {ci + " High"},

@@ -91,7 +91,22 @@ void fit_last_column(const Table& t, std::vector<size_t>& width,
   for (auto& line : cells) line.back() = fit(line.back(), room);
 }
 
-std::string render_text(const Table& t) {
+// Columns the table takes as text, before its last column is cut.
+size_t natural_text_columns(const Table& t) {
+  std::vector<size_t> width(t.columns.size());
+  for (size_t c = 0; c < t.columns.size(); ++c) width[c] = printable(t.columns[c].name).size();
+  for (const auto& row : t.rows) {
+    for (size_t c = 0; c < t.columns.size() && c < row.size(); ++c) {
+      width[c] = std::max(width[c], printable(row[c].text).size());
+    }
+  }
+  size_t total = width.empty() ? 0 : 2 * (width.size() - 1);
+  for (size_t w : width) total += w;
+  return total;
+}
+
+std::string render_text(const Table& table) {
+  const Table t = fitted_for_text(table);
   std::vector<size_t> width(t.columns.size());
   for (size_t c = 0; c < t.columns.size(); ++c) width[c] = printable(t.columns[c].name).size();
   std::vector<std::vector<std::string>> cells;
@@ -183,6 +198,27 @@ std::string render_json(const Table& t) {
 }
 
 }  // namespace
+
+Table fitted_for_text(const Table& table) {
+  const size_t limit = text_width();
+  const bool any = std::any_of(table.columns.begin(), table.columns.end(),
+                               [](const Column& c) { return c.droppable; });
+  if (limit == 0 || !any || natural_text_columns(table) <= limit) return table;
+  Table fitted;
+  fitted.title = table.title;
+  std::vector<size_t> kept;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    if (table.columns[c].droppable) continue;
+    kept.push_back(c);
+    fitted.columns.push_back(table.columns[c]);
+  }
+  for (const auto& row : table.rows) {
+    std::vector<Cell> cells;
+    for (size_t c : kept) cells.push_back(c < row.size() ? row[c] : Cell{});
+    fitted.rows.push_back(std::move(cells));
+  }
+  return fitted;
+}
 
 std::string render(const Table& table, Format format) {
   switch (format) {

@@ -37,6 +37,10 @@ struct Column {
   std::string name;
   Align align = Align::kRight;
   FitName fit = nullptr;  // nullptr: fit_columns, cut at the end
+  // A secondary figure (compare's means beside its medians): left out of the
+  // text rendering when the table would be wider than text_width() with it.
+  // CSV and JSON keep it.
+  bool droppable = false;
 };
 
 struct Table {
@@ -56,6 +60,10 @@ std::string render(const Table& table, Format format);
 inline constexpr size_t kMinNameColumns = 24;
 void set_text_width(size_t columns);
 size_t text_width();
+
+// The table as the text rendering shows it: without its droppable columns
+// when, with them, it is wider than text_width().
+Table fitted_for_text(const Table& table);
 
 // Columns a string takes on a terminal, counting each UTF-8 sequence as one.
 size_t display_columns(const std::string& text);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_runner.h"
 #include "store/trace_db.h"
@@ -113,6 +114,31 @@ TEST(CompareCli, SlowVsBatchedTableOrdersByTheChangeAndLimits) {
             std::string::npos)
       << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+// The wall table fits the terminal: its means leave the text first, and a
+// note says where they are.
+TEST(CompareCli, WallTableFitsTheTerminalWidth) {
+  ScratchDir dir;
+  setenv("COLUMNS", "100", 1);
+  auto r = run_strata("compare " + kSlow + " " + kBatched, dir.path());
+  auto wide = run_strata("compare --wide " + kSlow + " " + kBatched, dir.path());
+  unsetenv("COLUMNS");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t header = r.out.find("Quantity");
+  ASSERT_NE(header, std::string::npos) << r.out;
+  const size_t end = r.out.find("\n\n", header);
+  std::istringstream table(r.out.substr(header, end - header));
+  int lines = 0;
+  for (std::string line; std::getline(table, line); ++lines) {
+    EXPECT_LE(line.size(), 100u) << line;
+  }
+  EXPECT_EQ(lines, 3) << "header, rule, wall";
+  EXPECT_EQ(r.out.find("Base Mean"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("means left out to fit 100 columns"), std::string::npos) << r.out;
+  ASSERT_EQ(wide.status, 0) << wide.err;
+  EXPECT_NE(wide.out.find("Base Mean"), std::string::npos) << wide.out;
+  EXPECT_EQ(wide.out.find("means left out"), std::string::npos);
 }
 
 TEST(CompareCli, CsvIsOneTitledTablePerSection) {
