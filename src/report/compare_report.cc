@@ -369,7 +369,7 @@ std::string render_text(const analysis::CompareSide& a, const analysis::CompareS
     const Table wall = compare_wall_table(*c.wall);
     out += render(wall, Format::kTable);
     std::vector<std::string> lines = wall_notes(*c.wall);
-    if (fitted_for_text(wall).columns.size() < wall.columns.size()) {
+    if (drops_columns(wall)) {
       lines.push_back("means left out to fit " + std::to_string(text_width()) +
                       " columns: --wide, or --format csv/json, shows them");
     }

@@ -105,8 +105,7 @@ size_t natural_text_columns(const Table& t) {
   return total;
 }
 
-std::string render_text(const Table& table) {
-  const Table t = fitted_for_text(table);
+std::string render_text_as_is(const Table& t) {
   std::vector<size_t> width(t.columns.size());
   for (size_t c = 0; c < t.columns.size(); ++c) width[c] = printable(t.columns[c].name).size();
   std::vector<std::vector<std::string>> cells;
@@ -197,13 +196,7 @@ std::string render_json(const Table& t) {
          "\n";
 }
 
-}  // namespace
-
-Table fitted_for_text(const Table& table) {
-  const size_t limit = text_width();
-  const bool any = std::any_of(table.columns.begin(), table.columns.end(),
-                               [](const Column& c) { return c.droppable; });
-  if (limit == 0 || !any || natural_text_columns(table) <= limit) return table;
+Table without_droppable_columns(const Table& table) {
   Table fitted;
   fitted.title = table.title;
   std::vector<size_t> kept;
@@ -218,6 +211,25 @@ Table fitted_for_text(const Table& table) {
     fitted.rows.push_back(std::move(cells));
   }
   return fitted;
+}
+
+// A copy only for the rare table that drops columns.
+std::string render_text(const Table& table) {
+  return drops_columns(table) ? render_text_as_is(without_droppable_columns(table))
+                              : render_text_as_is(table);
+}
+
+}  // namespace
+
+bool drops_columns(const Table& table) {
+  const size_t limit = text_width();
+  const bool any = std::any_of(table.columns.begin(), table.columns.end(),
+                               [](const Column& c) { return c.droppable; });
+  return limit > 0 && any && natural_text_columns(table) > limit;
+}
+
+Table fitted_for_text(const Table& table) {
+  return drops_columns(table) ? without_droppable_columns(table) : table;
 }
 
 std::string render(const Table& table, Format format) {

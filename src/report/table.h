@@ -61,8 +61,11 @@ inline constexpr size_t kMinNameColumns = 24;
 void set_text_width(size_t columns);
 size_t text_width();
 
+// Whether the text rendering leaves out the table's droppable columns: it
+// has some, and with them it is wider than text_width().
+bool drops_columns(const Table& table);
 // The table as the text rendering shows it: without its droppable columns
-// when, with them, it is wider than text_width().
+// when drops_columns().
 Table fitted_for_text(const Table& table);
 
 // Columns a string takes on a terminal, counting each UTF-8 sequence as one.
