@@ -45,7 +45,7 @@ class InputMemory : public RemoteMemory {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const int minor = 8 + data[0] % 4;
+  const int minor = 8 + data[0] % 6;  // 3.8-3.13
   const PythonLayout* layout = python_layout(3, minor);
   expect(layout != nullptr);
   InputMemory memory(data + 1, size - 1);
@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   std::vector<uint8_t> table(data + 1, data + size);
-  for (int m = 8; m <= 11; ++m) {
+  for (int m = 8; m <= 13; ++m) {
     for (int64_t offset : {int64_t{-2}, int64_t{0}, int64_t{6}, int64_t(size)}) {
       const int line = python_line_for_offset(m, table, 1, offset);
       expect(line >= -1);

@@ -3,7 +3,7 @@
 // (Frame::sample_line: the sampled instruction's line in the leaf, the
 // call's line in its callers), which the line tables (DWARF) give native
 // code and the code objects' line tables give Python frames read from a
-// CPython 3.8-3.11's memory. Frames a 3.12+ perf map names have none.
+// CPython 3.8-3.13's memory. Frames only a perf map names have none.
 //
 // Threading: pure functions.
 #pragma once

@@ -32,7 +32,7 @@
 
 namespace strata::analysis {
 
-// The module of Python frames read from a CPython 3.8-3.11 interpreter's
+// The module of Python frames read from a CPython 3.8-3.13 interpreter's
 // memory at each sample (sampler/python_stack.h, merged into the native
 // stack by import/cpu/python_frames.h), as "[perf-PID.map]" is the module of
 // the frames a 3.12+ perf map names.
@@ -47,8 +47,8 @@ bool is_python_frame(const Frame& f);
 bool is_system_library(const std::string& module);
 
 // When the profile ran a CPython interpreter (frames of
-// _PyEval_EvalFrameDefault) but holds no Python function (no perf map: a
-// CPython before 3.12, or one run with perf support off): the interpreter's
+// _PyEval_EvalFrameDefault) but holds no Python function (its frames could
+// not be read from memory and it wrote no perf map): the interpreter's
 // module path, for the note that says why the names are missing.
 std::optional<std::string> interpreter_without_python_names(const Profile& profile);
 

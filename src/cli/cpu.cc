@@ -90,10 +90,6 @@ int run_cpu(const CpuOptions& opt) {
   NewTrace* trace = std::get_if<NewTrace>(&new_trace);
   if (trace == nullptr) return std::get<int>(new_trace);
 
-  // CPython >= 3.12 writes /tmp/perf-PID.map with its trampolines on; older
-  // interpreters and other programs ignore the variable.
-  if (!std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
-
   if (opt.instrument) return run_instrumented_cpu(opt, *trace, interrupts);
 
   sampler::SampleErrorKind kind = sampler::SampleErrorKind::kNone;

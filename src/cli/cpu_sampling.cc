@@ -15,6 +15,7 @@
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
 #include "import/inprocess_sampling.h"
+#include "sampler/python_stack.h"
 #include "symbolize/python_runtime.h"
 
 namespace strata::cli {
@@ -124,9 +125,9 @@ std::string command_file(const std::string& name) {
   return "";
 }
 
-}  // namespace
-
-bool command_runs_python(const std::vector<std::string>& command) {
+// The file a command runs, found as execvp would (through `env`), links
+// resolved; "" when there is none.
+std::string command_program(const std::vector<std::string>& command) {
   size_t i = 0;
   // env [-flags] [NAME=VALUE ...] PROGRAM: the program is what runs.
   if (!command.empty() && std::filesystem::path(command[0]).filename() == "env") {
@@ -135,14 +136,50 @@ bool command_runs_python(const std::vector<std::string>& command) {
          ++i) {
     }
   }
-  if (i >= command.size()) return false;
+  if (i >= command.size()) return "";
   const std::string file = command_file(command[i]);
-  if (file.empty()) return false;
+  if (file.empty()) return "";
   std::error_code ec;
   const auto real = std::filesystem::canonical(file, ec);
-  if (!ec && real.filename().string().rfind("python", 0) == 0) return true;
+  return ec ? file : real.string();
+}
+
+// Whether the perf sampler reads the Python frames of the command's
+// interpreter from its memory (sampler/python_stack.h): the program is a
+// CPython whose version (its Py_Version, or its name: python3.12) has a
+// known layout. A launcher script (pyenv's shims) hides which one runs.
+bool python_frames_read_from_memory(const std::string& program) {
+  if (program.empty()) return false;
+  auto runtime = symbolize::find_python_runtime(program, 0, 0);
+  return runtime && sampler::python_layout(runtime->major, runtime->minor) != nullptr;
+}
+
+// CPython >= 3.12 writes /tmp/perf-PID.map naming its functions when
+// PYTHONPERFSUPPORT=1 (older interpreters and other programs ignore it).
+// strata asks for the maps only where it cannot read the frames from
+// memory (the in-process sampler; an interpreter it does not know or cannot
+// see): the trampolines behind them make every Python call a C-level call
+// several native frames deep, which cuts deep stacks at the stack copy
+// (bench/results/python_perf_maps-dev-2026-12-05.txt) and slows the target.
+// A PYTHONPERFSUPPORT the user set is left as it is.
+void ask_python_for_perf_maps(bool wanted) {
+  static const bool user_set = std::getenv("PYTHONPERFSUPPORT") != nullptr;
+  if (user_set) return;
+  if (wanted) {
+    setenv("PYTHONPERFSUPPORT", "1", 1);
+  } else {
+    unsetenv("PYTHONPERFSUPPORT");
+  }
+}
+
+}  // namespace
+
+bool command_runs_python(const std::vector<std::string>& command) {
+  const std::string program = command_program(command);
+  if (program.empty()) return false;
+  if (std::filesystem::path(program).filename().string().rfind("python", 0) == 0) return true;
   // A script whose #! line names a Python interpreter.
-  std::ifstream in(file, std::ios::binary);
+  std::ifstream in(program, std::ios::binary);
   std::string first(256, '\0');
   in.read(first.data(), static_cast<std::streamsize>(first.size()));
   first.resize(static_cast<size_t>(in.gcount()));
@@ -156,12 +193,17 @@ Result<SampledRun> sample_with_fallback(const std::vector<std::string>& command,
   sampler::SamplerOptions options = given;
   if (options.find_python_runtime) options.wake_per_sample = command_runs_python(command);
   auto in_process_run = [&] {
+    ask_python_for_perf_maps(true);
     return import::sample_command_in_process(command, options, sampler::find_sigprof_library(),
                                              kind);
   };
   SampledRun run;
   run.in_process = choice == "in-process";
-  auto raw = run.in_process ? in_process_run() : sampler::sample_command(command, options, kind);
+  auto perf_run = [&] {
+    ask_python_for_perf_maps(!python_frames_read_from_memory(command_program(command)));
+    return sampler::sample_command(command, options, kind);
+  };
+  auto raw = run.in_process ? in_process_run() : perf_run();
   if (!raw && *kind == sampler::SampleErrorKind::kPerfUnavailable && choice == "auto") {
     // sample_command gave up before the child exec'd: the command runs once.
     std::fprintf(stderr, "strata: %s; sampling in-process (LD_PRELOAD) instead\n",
@@ -255,33 +297,31 @@ void note_python_names(const SampledRun& run, const BuiltProfile& built) {
   }
   const int minor = version.size() > 2 ? std::atoi(version.c_str() + 2) : 0;
   const std::string name = printable(*interpreter);
-  if (minor >= 12) {
-    std::fprintf(stderr,
-                 "strata: note: %s (CPython %s) wrote no perf map, so its Python functions "
-                 "show as the interpreter's C functions: was perf support turned off "
-                 "(PYTHONPERFSUPPORT=0, -X perf=0)?\n",
-                 name.c_str(), version.c_str());
-    return;
-  }
   std::string why;
   if (run.in_process) {
     why =
-        "the in-process sampler does not read Python stacks (it needs perf_event_open: "
-        "--sampler perf)";
+        "the in-process sampler reads no Python stacks (it needs perf_event_open: --sampler "
+        "perf)";
+    if (minor >= 12) why += ", and the interpreter wrote no perf map (PYTHONPERFSUPPORT=0?)";
   } else if (!problem.empty()) {
     why = problem;
-  } else if (minor >= 8) {
+  } else if (sampler::python_layout(3, minor) != nullptr) {
     why = "no Python stack could be read from its memory (" +
           std::to_string(run.raw.counters.python_read_failures) + " reads failed, " +
           std::to_string(run.raw.counters.python_no_thread) + " found no Python thread)";
+  } else if (minor > 0 && minor < 8) {
+    why = std::string("strata reads the frames of CPython ") + sampler::python_layouts_known() +
+          " from memory, and one this old writes no perf map";
   } else {
     why = std::string("strata reads the frames of CPython ") + sampler::python_layouts_known() +
-          " from memory and names 3.12+ from their perf maps";
+          " from memory, and names later ones from the perf maps they write with "
+          "PYTHONPERFSUPPORT=1: this one wrote none";
   }
   std::fprintf(stderr,
                "strata: note: %s is CPython %s, whose Python functions could not be named: %s; "
                "its time shows as the interpreter's C functions. Python names need CPython "
-               "%s with its memory readable (ptrace access), or 3.12 or later\n",
+               "%s with its memory readable (ptrace access), or a perf map (CPython 3.12 or "
+               "later, PYTHONPERFSUPPORT=1)\n",
                name.c_str(), version.empty() ? "(version unknown)" : version.c_str(),
                printable(why).c_str(), sampler::python_layouts_known());
 }

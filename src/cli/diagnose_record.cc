@@ -38,12 +38,14 @@ struct SampledTarget {
 // events, or the in-process sampler where they are refused). Signals sent
 // to strata reach the target through the sampler's forwarder.
 Result<SampledTarget> sample_target(const std::vector<std::string>& command, int* error_status) {
-  if (!std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
-  // A Python program's stacks are deep (each Python frame is several native
-  // ones, imports nest): at strata cpu's 16 KB copy 44 % of a PyTorch
-  // program's stacks were cut on the H200, 3.7 % at the largest copy
-  // (bench/results/python_torch_stacks-h200-2026-12-04.txt), and a cut stack
-  // loses the imports and callers the start-up and CPU findings name.
+  // A Python program's stacks are deep (imports nest, and with perf maps on
+  // each Python frame is several native ones): at strata cpu's 16 KB copy
+  // 44 % of a PyTorch program's stacks were cut on the H200, 3.7 % at the
+  // largest copy (bench/results/python_torch_stacks-h200-2026-12-04.txt,
+  // perf maps on, as strata ran 3.12 then), and a cut stack loses the
+  // imports and callers the start-up and CPU findings name. Without perf
+  // maps (frames read from memory) the stacks are shallower: whether the
+  // smaller copy then suffices is for the next H200 run to say.
   SamplingFlags flags;
   if (command_runs_python(command)) flags.stack_bytes = kLargestStackCopy;
   auto options = sampler_options(flags);

@@ -183,7 +183,6 @@ int run_trace(const TraceOptions& opt) {
   if (nvtx) setenv("NVTX_INJECTION64_PATH", agent->c_str(), 1);
   unsetenv("STRATA_AGENT_MODE");  // an inherited "kernels" would turn tracing off
 
-  if (cpu && !std::getenv("PYTHONPERFSUPPORT")) setenv("PYTHONPERFSUPPORT", "1", 1);
   // PyTorch ops: every Python process of the command runs the hook, which
   // records only once the program imports torch (docs/torch-ops.md).
   clear_torch_env();

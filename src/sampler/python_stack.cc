@@ -29,6 +29,8 @@ constexpr PythonLayout kPython38 = {
     .code_name = 112,
     .code_linetable = 120,
     .code_size = 128,
+    .ascii_data = 48,
+    .compact_data = 72,
 };
 constexpr PythonLayout kPython39 = [] {
   PythonLayout l = kPython38;
@@ -54,7 +56,7 @@ constexpr PythonLayout kPython311 = {
     .cframe_current_frame = 8,
     .frame_back = 48,  // _PyInterpreterFrame.previous
     .frame_code = 32,
-    .frame_prev_instr = 56,
+    .frame_instr = 56,
     .frame_is_entry = 68,
     .frame_size = 72,
     .code_firstlineno = 72,
@@ -64,19 +66,62 @@ constexpr PythonLayout kPython311 = {
     .code_linetable = 136,
     .code_adaptive = 184,
     .code_size = 192,
+    .ascii_data = 48,
+    .compact_data = 72,
 };
+constexpr PythonLayout kPython312 = {
+    .minor = 12,
+    .runtime_interpreters_head = 40,
+    .interp_next = 0,
+    .interp_threads_head = 72,
+    .tstate_next = 8,
+    .tstate_thread_id = 136,
+    .tstate_native_thread_id = 144,
+    .tstate_cframe = 56,
+    .cframe_current_frame = 0,
+    .frame_back = 8,
+    .frame_code = 0,
+    .frame_instr = 56,
+    .frame_owner = 70,
+    .frame_size = 72,
+    .code_firstlineno = 68,
+    .code_filename = 112,
+    .code_name = 120,
+    .code_qualname = 128,
+    .code_linetable = 136,
+    .code_adaptive = 192,
+    .code_size = 200,
+    .ascii_data = 40,
+    .compact_data = 56,
+};
+// 3.13 also publishes these in _PyRuntime.debug_offsets (for debuggers);
+// tests/cli/cpu_cli_test.cc checks the ones it has against a live 3.13.
+constexpr PythonLayout kPython313 = [] {
+  PythonLayout l = kPython312;
+  l.minor = 13;
+  l.runtime_interpreters_head = 632;
+  l.interp_next = 7264;  // after the eval state, which grew pending-call queues
+  l.interp_threads_head = 7344;
+  l.tstate_thread_id = 152;
+  l.tstate_native_thread_id = 160;
+  l.tstate_cframe = 0;
+  l.cframe_current_frame = 0;
+  l.tstate_current_frame = 72;
+  l.code_adaptive = 200;
+  l.code_size = 208;
+  return l;
+}();
 
-// Object headers, the same in 3.8-3.11: ob_refcnt, ob_type; then
+// Object headers, the same in 3.8-3.13: ob_refcnt, ob_type; then
 // PyVarObject.ob_size; PyBytesObject.ob_sval; PyASCIIObject's length and
-// state, and where compact strings keep their characters.
+// state (whose kind, compact and ascii bits stayed put).
 constexpr uint64_t kObType = 8;
 constexpr uint64_t kTypeName = 24;  // PyTypeObject.tp_name
 constexpr uint64_t kVarSize = 16;
 constexpr uint64_t kBytesData = 32;
 constexpr uint64_t kUnicodeLength = 16;
 constexpr uint64_t kUnicodeState = 32;
-constexpr uint64_t kAsciiData = 48;    // sizeof(PyASCIIObject)
-constexpr uint64_t kCompactData = 72;  // sizeof(PyCompactUnicodeObject)
+constexpr uint64_t kLargestUnicodeHeader = 72;  // 3.8-3.11's PyCompactUnicodeObject
 
 template <class T>
 T field(const uint8_t* block, uint32_t offset) {
@@ -214,25 +259,71 @@ int locations311_line(const std::vector<uint8_t>& table, int first_line, int64_t
 const PythonLayout* python_layout(int major, int minor) {
   if (major != 3) return nullptr;
   switch (minor) {
-    case 8: return &kPython38;
-    case 9: return &kPython39;
-    case 10: return &kPython310;
-    case 11: return &kPython311;
-    default: return nullptr;
+    case 8:
+      return &kPython38;
+    case 9:
+      return &kPython39;
+    case 10:
+      return &kPython310;
+    case 11:
+      return &kPython311;
+    case 12:
+      return &kPython312;
+    case 13:
+      return &kPython313;
+    default:
+      return nullptr;
   }
 }
 
 const char* python_layouts_known() {
-  return "3.8-3.11";
+  return "3.8-3.13";
 }
 
-bool ProcessMemory::read(uint64_t address, void* out, size_t len) {
+bool ProcessMemory::read_exact(uint64_t address, void* out, size_t len) {
   iovec local{out, len};
   iovec remote{reinterpret_cast<void*>(address), len};
+  ++syscalls_;
   const ssize_t n = process_vm_readv(pid_, &local, 1, &remote, 1, 0);
   if (n == static_cast<ssize_t>(len)) return true;
   last_errno_ = n < 0 ? errno : EFAULT;
   return false;
+}
+
+void ProcessMemory::new_snapshot() {
+  page_index_.clear();
+  pages_used_ = 0;
+}
+
+const uint8_t* ProcessMemory::page(uint64_t page_address) {
+  auto cached = page_index_.find(page_address);
+  if (cached != page_index_.end()) return pages_[cached->second].data();
+  if (pages_used_ == kMaxCachedPages) new_snapshot();
+  if (pages_used_ == pages_.size()) pages_.emplace_back();
+  uint8_t* slot = pages_[pages_used_].data();
+  // Mappings are whole pages: the page of a readable byte reads whole.
+  if (!read_exact(page_address, slot, kPage)) return nullptr;
+  page_index_[page_address] = pages_used_++;
+  return slot;
+}
+
+bool ProcessMemory::read(uint64_t address, void* out, size_t len) {
+  if (len == 0) return true;
+  if (address > UINT64_MAX - len) return false;
+  const uint64_t first = address & ~(kPage - 1);
+  const uint64_t last = (address + len - 1) & ~(kPage - 1);
+  // A long read (a line table) is one call of its own.
+  if (last - first >= 2 * kPage) return read_exact(address, out, len);
+  auto* to = static_cast<uint8_t*>(out);
+  for (uint64_t at = address; at < address + len;) {
+    const uint64_t page_address = at & ~(kPage - 1);
+    const uint8_t* bytes = page(page_address);
+    if (bytes == nullptr) return false;
+    const size_t n = std::min<uint64_t>(page_address + kPage, address + len) - at;
+    std::memcpy(to + (at - address), bytes + (at - page_address), n);
+    at += n;
+  }
+  return true;
 }
 
 int python_line_for_offset(int minor, const std::vector<uint8_t>& table, int first_line,
@@ -302,11 +393,10 @@ std::optional<uint64_t> PythonStackReader::find_thread_state(RemoteMemory& memor
 
 std::optional<std::string> PythonStackReader::read_string(RemoteMemory& memory, uint64_t unicode) {
   if (!plausible(unicode)) return std::nullopt;
-  uint8_t header[kCompactData];
-  if (!memory.read(unicode, header, sizeof header)) {
+  uint8_t header[kLargestUnicodeHeader] = {};
+  if (!memory.read(unicode, header, layout_.compact_data)) {
     // A short ASCII string can end its allocation before the compact header would.
-    if (!memory.read(unicode, header, kAsciiData)) return std::nullopt;
-    std::memset(header + kAsciiData, 0, sizeof header - kAsciiData);
+    if (!memory.read(unicode, header, layout_.ascii_data)) return std::nullopt;
   }
   const int64_t length = field<int64_t>(header, kUnicodeLength);
   const uint32_t state = field<uint32_t>(header, kUnicodeState);
@@ -316,7 +406,7 @@ std::optional<std::string> PythonStackReader::read_string(RemoteMemory& memory, 
   if (length < 0 || !compact || (kind != 1 && kind != 2 && kind != 4)) return std::nullopt;
   const size_t count = static_cast<size_t>(std::min<int64_t>(length, kMaxString));
   std::vector<uint8_t> data(count * kind);
-  const uint64_t at = unicode + (ascii ? kAsciiData : kCompactData);
+  const uint64_t at = unicode + (ascii ? layout_.ascii_data : layout_.compact_data);
   if (count > 0 && !memory.read(at, data.data(), data.size())) return std::nullopt;
   std::string out;
   out.reserve(count);
@@ -341,7 +431,8 @@ std::optional<uint32_t> PythonStackReader::code_index(RemoteMemory& memory, uint
   // checked against the fields that name it.
   const CodeFingerprint fingerprint = {
       field<uint64_t>(block.data(), layout_.code_name),
-      field<uint64_t>(block.data(), layout_.code_qualname ? layout_.code_qualname : layout_.code_name),
+      field<uint64_t>(block.data(),
+                      layout_.code_qualname ? layout_.code_qualname : layout_.code_name),
       field<uint64_t>(block.data(), layout_.code_filename),
       field<uint64_t>(block.data(), layout_.code_linetable),
       field<uint32_t>(block.data(), layout_.code_firstlineno)};
@@ -392,28 +483,23 @@ PythonReadResult PythonStackReader::read(RemoteMemory& memory, uint32_t tid,
   out->clear();
   auto tstate = find_thread_state(memory, tid);
   if (!tstate) return PythonReadResult::kNoThread;
-  uint64_t frame = 0;
-  if (layout_.tstate_cframe != 0) {
-    uint64_t cframe = 0;
-    if (!read_value(memory, *tstate + layout_.tstate_cframe, &cframe)) {
-      return PythonReadResult::kReadFailed;
-    }
-    if (cframe == 0) return PythonReadResult::kOk;
-    if (!plausible(cframe) ||
-        !read_value(memory, cframe + layout_.cframe_current_frame, &frame)) {
-      return PythonReadResult::kReadFailed;
-    }
-  } else if (!read_value(memory, *tstate + layout_.tstate_frame, &frame)) {
-    return PythonReadResult::kReadFailed;
-  }
+  auto frame = current_frame(memory, *tstate);
+  if (!frame) return PythonReadResult::kReadFailed;
   std::vector<uint8_t> block(layout_.frame_size);
-  while (frame != 0) {
-    if (out->size() >= kMaxFrames || !plausible(frame) ||
-        !memory.read(frame, block.data(), block.size())) {
+  // Entry frames of 3.12+ count as steps too: a chain of nothing else is bounded.
+  for (size_t step = 0; *frame != 0; ++step) {
+    if (out->size() >= kMaxFrames || step >= 2 * kMaxFrames || !plausible(*frame) ||
+        !memory.read(*frame, block.data(), block.size())) {
       // A chain longer than any real one is a cycle or garbage; a frame that
       // cannot be read was freed under us: either way the stack is not whole.
       out->clear();
       return PythonReadResult::kReadFailed;
+    }
+    *frame = field<uint64_t>(block.data(), layout_.frame_back);
+    if (layout_.frame_owner != 0 && block[layout_.frame_owner] == kFrameOwnedByCStack) {
+      // The eval loop's entry frame: the frame read before it began a C-level call.
+      if (!out->empty()) out->back().entry = true;
+      continue;
     }
     const uint64_t code = field<uint64_t>(block.data(), layout_.frame_code);
     auto index = code_index(memory, code);
@@ -424,19 +510,36 @@ PythonReadResult PythonStackReader::read(RemoteMemory& memory, uint32_t tid,
     PythonFrameRead f;
     f.code = *index;
     int64_t offset = 0;
-    if (layout_.frame_prev_instr != 0) {
-      const uint64_t prev_instr = field<uint64_t>(block.data(), layout_.frame_prev_instr);
-      offset = static_cast<int64_t>(prev_instr - (code + layout_.code_adaptive));
-      f.entry = block[layout_.frame_is_entry] != 0;
+    if (layout_.frame_instr != 0) {
+      const uint64_t instr = field<uint64_t>(block.data(), layout_.frame_instr);
+      offset = static_cast<int64_t>(instr - (code + layout_.code_adaptive));
+      if (layout_.frame_is_entry != 0) f.entry = block[layout_.frame_is_entry] != 0;
+      if (layout_.frame_owner != 0) f.entry = false;  // until its entry frame shows
     } else {
       offset = field<int32_t>(block.data(), layout_.frame_lasti);
       if (layout_.minor == 10 && offset > 0) offset *= 2;  // 3.10 counts code units
     }
     f.line = line_of(*index, offset);
     out->push_back(f);
-    frame = field<uint64_t>(block.data(), layout_.frame_back);
   }
   return PythonReadResult::kOk;
+}
+
+std::optional<uint64_t> PythonStackReader::current_frame(RemoteMemory& memory, uint64_t tstate) {
+  uint64_t frame = 0;
+  if (layout_.tstate_cframe != 0) {
+    uint64_t cframe = 0;
+    if (!read_value(memory, tstate + layout_.tstate_cframe, &cframe)) return std::nullopt;
+    if (cframe == 0) return uint64_t{0};
+    if (!plausible(cframe) || !read_value(memory, cframe + layout_.cframe_current_frame, &frame)) {
+      return std::nullopt;
+    }
+    return frame;
+  }
+  const uint32_t field_offset =
+      layout_.tstate_current_frame != 0 ? layout_.tstate_current_frame : layout_.tstate_frame;
+  if (!read_value(memory, tstate + field_offset, &frame)) return std::nullopt;
+  return frame;
 }
 
 }  // namespace strata::sampler

@@ -1,9 +1,11 @@
-// Reading a CPython 3.8-3.11 interpreter's Python stack from outside the
+// Reading a CPython 3.8-3.13 interpreter's Python stack from outside the
 // process, py-spy's method: from the interpreter's _PyRuntime global, walk
 // interpreters -> thread states, pick the sampled thread, then follow its
 // frame chain and read each frame's code object (name, file, line table).
-// CPython >= 3.12 names its functions in perf maps instead (symbolize/
-// perf_map.h); this covers the versions that have none.
+// CPython >= 3.12 also names its functions in perf maps (symbolize/
+// perf_map.h), but those carry no lines and need the native stack whole;
+// the frames read here have both, and are what the profile keeps where the
+// two agree (import/cpu/build_profile.cc).
 //
 // Every byte comes from the target's memory, which the target changes while
 // it is read and which a bug (or a hostile program) can fill with anything:
@@ -22,8 +24,8 @@
 
 #include <sys/types.h>
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,30 +46,45 @@ struct PythonLayout {
   uint32_t tstate_thread_id = 0;         // pthread_self() of the thread
   uint32_t tstate_native_thread_id = 0;  // 3.11+: the kernel tid
   uint32_t tstate_frame = 0;             // 3.8-3.10: PyFrameObject*
-  uint32_t tstate_cframe = 0;            // 3.11: _PyCFrame*
-  uint32_t cframe_current_frame = 0;     // 3.11: _PyInterpreterFrame*
-  // The frame (PyFrameObject before 3.11, _PyInterpreterFrame in 3.11)
+  uint32_t tstate_cframe = 0;            // 3.11, 3.12: _PyCFrame*
+  uint32_t cframe_current_frame = 0;     // 3.11, 3.12: _PyInterpreterFrame*
+  uint32_t tstate_current_frame = 0;     // 3.13: _PyInterpreterFrame*, no _PyCFrame between
+  // The frame (PyFrameObject before 3.11, then _PyInterpreterFrame)
   uint32_t frame_back = 0;
-  uint32_t frame_code = 0;
-  uint32_t frame_lasti = 0;       // 3.8-3.10: int, bytes (3.8, 3.9) or code units (3.10)
-  uint32_t frame_prev_instr = 0;  // 3.11: _Py_CODEUNIT*
-  uint32_t frame_is_entry = 0;    // 3.11: bool, the first frame of one C-level eval call
-  uint32_t frame_size = 0;        // bytes read per frame
+  uint32_t frame_code = 0;   // f_code; 3.13's f_executable (a code object in Python frames)
+  uint32_t frame_lasti = 0;  // 3.8-3.10: int, bytes (3.8, 3.9) or code units (3.10)
+  // 3.11+: _Py_CODEUNIT* of the instruction executing (prev_instr in 3.11
+  // and 3.12, instr_ptr in 3.13: renamed, the same instruction)
+  uint32_t frame_instr = 0;
+  uint32_t frame_is_entry = 0;  // 3.11: bool, the first frame of one C-level eval call
+  // 3.12+: char, who owns the frame; the eval loop's own entry frame (a
+  // shim, owned by the C stack) sits under the first frame of each C-level
+  // eval call, which 3.11 marked with is_entry.
+  uint32_t frame_owner = 0;
+  uint32_t frame_size = 0;  // bytes read per frame
   // PyCodeObject
   uint32_t code_firstlineno = 0;
   uint32_t code_filename = 0;
   uint32_t code_name = 0;
-  uint32_t code_qualname = 0;  // 3.11+
+  uint32_t code_qualname = 0;   // 3.11+
   uint32_t code_linetable = 0;  // co_lnotab (3.8, 3.9), co_linetable (3.10, 3.11)
-  uint32_t code_adaptive = 0;   // 3.11: co_code_adaptive, the bytecode inline
+  uint32_t code_adaptive = 0;   // 3.11+: co_code_adaptive, the bytecode inline
   uint32_t code_size = 0;       // bytes read per code object
+  // str: where a compact string's characters start, after sizeof
+  // PyASCIIObject (ASCII) or sizeof PyCompactUnicodeObject (others); 3.12
+  // dropped their wstr fields.
+  uint32_t ascii_data = 0;
+  uint32_t compact_data = 0;
 };
 
 // The layout of CPython 3.minor; nullptr for a version this reader does not know.
 const PythonLayout* python_layout(int major, int minor);
 
-// The versions python_layout knows, for messages ("3.8-3.11").
+// The versions python_layout knows, for messages ("3.8-3.13").
 const char* python_layouts_known();
+
+// _PyInterpreterFrame.owner of the eval loop's entry frames (3.12+).
+inline constexpr uint8_t kFrameOwnedByCStack = 3;
 
 // Where memory is read from: the target (process_vm_readv) or, in tests, an image.
 class RemoteMemory {
@@ -80,15 +97,34 @@ class RemoteMemory {
 // The memory of a live process. read() fails (errno kept in last_errno) when
 // the process is gone, the address unmapped, or reading refused (ptrace
 // access: same uid and no Yama restriction, or CAP_SYS_PTRACE).
+//
+// process_vm_readv costs microseconds a call whatever the size (it pins the
+// target's pages), and one Python stack is a few hundred small reads of
+// frames that sit together (3.11+ keep them in one data stack) and code
+// objects that repeat: reads go through whole pages, each page read once
+// per snapshot. new_snapshot() forgets them, before each sample's stack,
+// since the target runs on between samples.
 class ProcessMemory : public RemoteMemory {
  public:
+  static constexpr uint64_t kPage = 4096;
+  static constexpr size_t kMaxCachedPages = 256;  // a snapshot past this starts over
+
   explicit ProcessMemory(pid_t pid) : pid_(pid) {}
   bool read(uint64_t address, void* out, size_t len) override;
+  void new_snapshot();
   int last_errno() const { return last_errno_; }
+  uint64_t syscalls() const { return syscalls_; }  // process_vm_readv calls so far
 
  private:
+  bool read_exact(uint64_t address, void* out, size_t len);
+  const uint8_t* page(uint64_t page_address);
+
   pid_t pid_;
   int last_errno_ = 0;
+  uint64_t syscalls_ = 0;
+  std::map<uint64_t, size_t> page_index_;  // page address -> slot in pages_
+  std::vector<std::array<uint8_t, kPage>> pages_;
+  size_t pages_used_ = 0;
 };
 
 // Line number of the instruction at byte offset `offset` of a code object,
@@ -112,7 +148,7 @@ struct PythonCode {
 struct PythonFrameRead {
   uint32_t code = 0;  // index into PythonStackReader::codes()
   int32_t line = 0;   // the line executing; 0 when unknown
-  bool entry = true;  // 3.11: the first frame of a C-level eval call (always true before)
+  bool entry = true;  // 3.11+: the first frame of a C-level eval call (always true before)
 };
 
 enum class PythonReadResult {
@@ -145,6 +181,8 @@ class PythonStackReader {
 
  private:
   std::optional<uint64_t> find_thread_state(RemoteMemory& memory, uint32_t tid);
+  // The thread's innermost frame (0: it runs no Python now); nullopt when unreadable.
+  std::optional<uint64_t> current_frame(RemoteMemory& memory, uint64_t tstate);
   bool thread_state_is(RemoteMemory& memory, uint64_t tstate, uint32_t tid);
   std::optional<uint32_t> code_index(RemoteMemory& memory, uint64_t code);
   std::optional<std::string> read_string(RemoteMemory& memory, uint64_t unicode);
@@ -156,7 +194,7 @@ class PythonStackReader {
   std::map<uint32_t, uint64_t> thread_states_;  // tid -> PyThreadState*, checked on use
   // name, qualname, filename, line table pointers and first line of a code object
   using CodeFingerprint = std::array<uint64_t, 5>;
-  std::map<uint64_t, uint32_t> code_indexes_;   // code object address -> codes_ index
+  std::map<uint64_t, uint32_t> code_indexes_;  // code object address -> codes_ index
   std::vector<PythonCode> codes_;
   std::vector<std::vector<uint8_t>> line_tables_;  // parallel to codes_
   std::vector<CodeFingerprint> fingerprints_;      // parallel to codes_

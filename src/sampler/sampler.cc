@@ -366,6 +366,7 @@ class ProfileBuilder : public RecordSink {
     if (it == python_.end() || it->second->refused) return;
     PythonProcessReader& proc = *it->second;
     const int64_t start = monotonic_ns();
+    proc.memory.new_snapshot();
     const PythonReadResult result = proc.reader.read(proc.memory, s.tid, &scratch_);
     const int64_t end = monotonic_ns();
     p_.counters.python_read_ns += static_cast<uint64_t>(end - start);

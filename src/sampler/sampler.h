@@ -99,7 +99,7 @@ struct SamplerOptions {
   // Called with the child's pid once it has exec'd, and with -1 once reaped.
   std::function<void(int pid)> on_child;
   // Reads each sample's Python stack from the target's memory (CPython
-  // 3.8-3.11, sampler/python_stack.h) where this finds a Python runtime in a
+  // 3.8-3.13, sampler/python_stack.h) where this finds a Python runtime in a
   // process's mappings: called once per new file mapped executable; nullopt
   // for files that are no Python interpreter. Empty: no Python stacks read.
   std::function<std::optional<PythonRuntime>(const Mapping&)> find_python_runtime;

@@ -1,6 +1,6 @@
 """Records nested_calls.py with `strata cpu` for the browser tests, with a
-CPython whose frames strata names (docs/cli.md: 3.8-3.11 read from the
-interpreter's memory, 3.12 and later from perf maps); older ones give no
+CPython whose frames strata names (docs/cli.md: 3.8-3.13 read from the
+interpreter's memory, later ones from perf maps); older ones give no
 Python frames, so there is no Python view to check and the test is SKIPPED
 with that reason. $STRATA_TEST_PYTHON names the interpreter; else the first
 python3.13, python3.12 or python3 on PATH that is new enough."""

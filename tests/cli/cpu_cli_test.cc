@@ -209,55 +209,76 @@ TEST(CpuCli, PythonFunctionsAppearByName) {
 
 // cProfile's view by default: rooted at <module>, builtins named as cProfile
 // names them; --native (report and export) gives the mixed stacks back.
+// Perf-map names (3.12 under the in-process sampler) and frames read from
+// memory (3.12, Debian's 3.11) give the same view.
 TEST(CpuCli, PythonViewNamesBuiltinsAndNativeShowsTheInterpreter) {
-  std::string python = find_python312();
-  if (python.empty()) GTEST_SKIP() << "no CPython 3.12 here";
-  ScratchDir dir;
-  skip_without_perf_events(dir);
-  std::ofstream(dir.path() / "sorts.py") << "import random\n"
-                                            "data = [random.random() for _ in range(100000)]\n"
-                                            "def work():\n"
-                                            "    for _ in range(15):\n"
-                                            "        sorted(data)\n"
-                                            "work()\n";
-  auto r = run_strata("cpu -o t.sqlite -- " + python + " sorts.py", dir.path());
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto labels = [&](const std::string& flags) {
-    std::vector<std::string> out;
-    const auto doc = report_json(dir, "t.sqlite", flags + " --limit 0");
-    for (const auto& row : doc["functions"]) {
-      out.push_back(row["filename:lineno(function)"]);
+  struct Run {
+    std::string python;
+    std::string sampler;
+    bool symbols;  // the interpreter's C functions have their names (Debian's is stripped)
+  };
+  std::vector<Run> runs;
+  if (std::string python = find_python312(); !python.empty()) {
+    runs.push_back({python, "perf", true});
+    runs.push_back({python, "in-process", true});
+  }
+  if (access("/usr/bin/python3.11", X_OK) == 0) {
+    runs.push_back({"/usr/bin/python3.11", "perf", false});
+  }
+  if (runs.empty()) GTEST_SKIP() << "no CPython 3.12 nor /usr/bin/python3.11 here";
+  for (const auto& [python, sampler, symbols] : runs) {
+    SCOPED_TRACE(python + " --sampler " + sampler);
+    ScratchDir dir;
+    skip_without_perf_events(dir);
+    std::ofstream(dir.path() / "sorts.py") << "import random\n"
+                                              "data = [random.random() for _ in range(100000)]\n"
+                                              "def work():\n"
+                                              "    for _ in range(15):\n"
+                                              "        sorted(data)\n"
+                                              "work()\n";
+    auto r = run_strata("cpu --sampler " + sampler + " -o t.sqlite -- " + python + " sorts.py",
+                        dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto labels = [&](const std::string& flags) {
+      std::vector<std::string> out;
+      const auto doc = report_json(dir, "t.sqlite", flags + " --limit 0");
+      for (const auto& row : doc["functions"]) {
+        out.push_back(row["filename:lineno(function)"]);
+      }
+      return out;
+    };
+    auto has = [](const std::vector<std::string>& rows, const std::string& part) {
+      return std::any_of(rows.begin(), rows.end(),
+                         [&](const std::string& l) { return l.find(part) != std::string::npos; });
+    };
+    auto python_rows = labels("--sort tottime");
+    ASSERT_FALSE(python_rows.empty());
+    EXPECT_EQ(python_rows[0], "{built-in method builtins.sorted}");
+    const std::string root = labels("--sort cumtime")[0];
+    EXPECT_TRUE(root.ends_with("sorts.py:1(<module>)")) << root;
+    EXPECT_FALSE(has(python_rows, "(Py_RunMain)"))
+        << "the interpreter's frames rootward of <module>";
+    EXPECT_FALSE(has(python_rows, "(_PyEval_EvalFrameDefault)"));
+
+    auto native_rows = labels("--native --sort tottime");
+    EXPECT_TRUE(has(native_rows, "(_PyEval_EvalFrameDefault)"));
+    if (symbols) {
+      EXPECT_TRUE(has(native_rows, "(builtin_sorted)"));
     }
-    return out;
-  };
-  auto has = [](const std::vector<std::string>& rows, const std::string& part) {
-    return std::any_of(rows.begin(), rows.end(),
-                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
-  };
-  auto python_rows = labels("--sort tottime");
-  ASSERT_FALSE(python_rows.empty());
-  EXPECT_EQ(python_rows[0], "{built-in method builtins.sorted}");
-  const std::string root = labels("--sort cumtime")[0];
-  EXPECT_TRUE(root.ends_with("sorts.py:1(<module>)")) << root;
-  EXPECT_FALSE(has(python_rows, "(Py_RunMain)")) << "the interpreter's frames rootward of <module>";
-  EXPECT_FALSE(has(python_rows, "(_PyEval_EvalFrameDefault)"));
+    EXPECT_FALSE(has(native_rows, "{built-in method"));
 
-  auto native_rows = labels("--native --sort tottime");
-  EXPECT_TRUE(has(native_rows, "(_PyEval_EvalFrameDefault)"));
-  EXPECT_TRUE(has(native_rows, "(builtin_sorted)"));
-  EXPECT_FALSE(has(native_rows, "{built-in method"));
-
-  ASSERT_EQ(run_strata("export t.sqlite --format folded -o py.folded", dir.path()).status, 0);
-  ASSERT_EQ(
-      run_strata("export t.sqlite --native --format folded -o native.folded", dir.path()).status,
-      0);
-  std::ifstream py_in(dir.path() / "py.folded");
-  std::string py_folded((std::istreambuf_iterator<char>(py_in)), {});
-  std::ifstream native_in(dir.path() / "native.folded");
-  std::string native_folded((std::istreambuf_iterator<char>(native_in)), {});
-  EXPECT_NE(py_folded.find(";work;built-in method builtins.sorted "), std::string::npos);
-  EXPECT_EQ(py_folded.find("Py_RunMain"), std::string::npos);
-  EXPECT_NE(native_folded.find("Py_RunMain"), std::string::npos);
+    ASSERT_EQ(run_strata("export t.sqlite --format folded -o py.folded", dir.path()).status, 0);
+    ASSERT_EQ(
+        run_strata("export t.sqlite --native --format folded -o native.folded", dir.path()).status,
+        0);
+    std::ifstream py_in(dir.path() / "py.folded");
+    std::string py_folded((std::istreambuf_iterator<char>(py_in)), {});
+    std::ifstream native_in(dir.path() / "native.folded");
+    std::string native_folded((std::istreambuf_iterator<char>(native_in)), {});
+    EXPECT_NE(py_folded.find(";work;built-in method builtins.sorted "), std::string::npos);
+    EXPECT_EQ(py_folded.find("Py_RunMain"), std::string::npos);
+    EXPECT_NE(native_folded.find("Py_RunMain"), std::string::npos);
+  }
 }
 
 // Distributions strip their interpreter (.dynsym only): builtins are then
@@ -342,18 +363,18 @@ TEST(CpuCli, LinesAndAnnotateShowTheHotLine) {
   EXPECT_NE(missing.err.find("no_such_function"), std::string::npos);
 }
 
-// Before 3.12 CPython writes no perf map: strata reads its frames from its
-// memory at each sample (sampler/python_stack.h). Debian 12's python3 (3.11)
-// runs wherever it is installed (CI); pyenv's 3.8-3.11 where they are.
-std::vector<std::string> pythons_before_312() {
+// strata reads CPython 3.8-3.13's frames from its memory at each sample
+// (sampler/python_stack.h). Debian 12's python3 (3.11) runs wherever it is
+// installed (CI); pyenv's 3.8-3.13 where they are.
+std::vector<std::string> pythons_read_from_memory() {
   std::vector<std::string> out;
   if (access("/usr/bin/python3.11", X_OK) == 0) out.push_back("/usr/bin/python3.11");
   const char* home = std::getenv("HOME");
-  for (const char* version : {"3.8.18", "3.9.18", "3.10.13", "3.11.7"}) {
+  for (const char* version : {"3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"}) {
     if (home == nullptr) break;
     std::string minor = std::string(version).substr(0, std::string(version).rfind('.'));
-    auto python = std::filesystem::path(home) / ".pyenv/versions" / version / "bin" /
-                  ("python" + minor);
+    auto python =
+        std::filesystem::path(home) / ".pyenv/versions" / version / "bin" / ("python" + minor);
     if (access(python.c_str(), X_OK) == 0) out.push_back(python.string());
   }
   return out;
@@ -364,7 +385,7 @@ constexpr const char* kNestedProgram =
     "def hot(n):\n"
     "    s = 0\n"
     "    for i in range(n):\n"
-    "        s += (i * i * i) % 7 + (i // 3) * (i % 5) - (i & 255)\n"
+    "        s += (i * i * i) %% 7 + (i // 3) * (i %% 5) - (i & 255)\n"
     "    return s\n"
     "\n"
     "def middle(k):\n"
@@ -402,9 +423,9 @@ PythonRows python_rows(const ScratchDir& dir, const std::string& trace) {
   return rows;
 }
 
-TEST(CpuCli, PythonBefore312IsNamedFromItsMemory) {
-  auto pythons = pythons_before_312();
-  if (pythons.empty()) GTEST_SKIP() << "no CPython 3.8-3.11 here";
+TEST(CpuCli, PythonIsNamedFromItsMemoryWithLines) {
+  auto pythons = pythons_read_from_memory();
+  if (pythons.empty()) GTEST_SKIP() << "no CPython 3.8-3.13 here";
   ScratchDir dir;
   skip_without_perf_events(dir);
   std::ofstream(dir.path() / "prog.py") << nested_program(25);
@@ -440,23 +461,57 @@ TEST(CpuCli, PythonBefore312IsNamedFromItsMemory) {
   }
 }
 
-// The same program gives the same function rows from memory (3.11) as from
-// a 3.12 perf map.
+// The same program gives the same function rows from memory as from a 3.12
+// perf map (which the in-process sampler reads).
 TEST(CpuCli, PythonFromMemoryHasTheRowsAPerfMapGives) {
   std::string python312 = find_python312();
-  auto pythons = pythons_before_312();
-  if (python312.empty() || pythons.empty()) GTEST_SKIP() << "needs CPython 3.12 and 3.8-3.11";
+  if (python312.empty()) GTEST_SKIP() << "needs CPython 3.12";
   ScratchDir dir;
   skip_without_perf_events(dir);
   std::ofstream(dir.path() / "prog.py") << nested_program(15);
-  ASSERT_EQ(run_strata("cpu -o a.sqlite -- " + pythons[0] + " prog.py", dir.path()).status, 0);
-  ASSERT_EQ(run_strata("cpu -o b.sqlite -- " + python312 + " prog.py", dir.path()).status, 0);
-  EXPECT_EQ(python_rows(dir, "a.sqlite").labels, python_rows(dir, "b.sqlite").labels);
+  ASSERT_EQ(run_strata("cpu -o a.sqlite -- " + python312 + " prog.py", dir.path()).status, 0);
+  ASSERT_EQ(
+      run_strata("cpu --sampler in-process -o b.sqlite -- " + python312 + " prog.py", dir.path())
+          .status,
+      0);
+  const auto from_memory = python_rows(dir, "a.sqlite").labels;
+  EXPECT_EQ(from_memory.size(), 4u);
+  EXPECT_EQ(from_memory, python_rows(dir, "b.sqlite").labels);
+}
+
+// CPython 3.12+ runs perf trampolines (which make each Python call a C-level
+// call, deepening its native stacks) only where strata needs its perf maps:
+// with the in-process sampler, or because the user asked.
+TEST(CpuCli, PerfMapsAreAskedForOnlyWhereMemoryCannotBeRead) {
+  std::string python = find_python312();
+  if (python.empty()) GTEST_SKIP() << "needs CPython 3.12";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "tramp.py")
+      << "import sys\nprint('trampoline', sys.is_stack_trampoline_active())\n";
+  auto active = [&](const std::string& flags) {
+    auto r =
+        run_strata("cpu --force -o t.sqlite " + flags + " -- " + python + " tramp.py", dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out.find("trampoline True") != std::string::npos;
+  };
+  const char* inherited = std::getenv("PYTHONPERFSUPPORT");
+  const std::string saved = inherited ? inherited : "";
+  unsetenv("PYTHONPERFSUPPORT");
+  EXPECT_FALSE(active("")) << "frames read from memory need no perf map";
+  EXPECT_TRUE(active("--sampler in-process"));
+  setenv("PYTHONPERFSUPPORT", "1", 1);  // the user's choice stands
+  EXPECT_TRUE(active(""));
+  if (inherited) {
+    setenv("PYTHONPERFSUPPORT", saved.c_str(), 1);
+  } else {
+    unsetenv("PYTHONPERFSUPPORT");
+  }
 }
 
 // Where the frames cannot be read, one note names the version and what is
 // required: the in-process sampler reads no memory.
-TEST(CpuCli, APythonBefore312ThatCannotBeReadGetsOneNote) {
+TEST(CpuCli, APythonThatCannotBeReadGetsOneNote) {
   const char* python = "/usr/bin/python3.11";  // Debian 12's python3
   if (access(python, X_OK) != 0) GTEST_SKIP() << "no " << python;
   ScratchDir dir;

@@ -1,12 +1,14 @@
 // The Python stack reader (sampler/python_stack.h) on hand-built memory
-// images of CPython 3.9 and 3.11, line tables taken from real interpreters,
+// images of CPython 3.8-3.13, line tables taken from real interpreters,
 // and randomly mutated images: it reads untrusted bytes.
 #include "sampler/python_stack.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <string>
@@ -64,8 +66,7 @@ TEST(PythonLineTable, Python311LocationTableGivesTheLineOfEachOffset) {
       "8000d80c0d8045dd0d12903189588c58f000040517f0000405178801d80b0c88718935f000030917d80c11905198"
       "119155894e88458845e00c119051894a88458845d80b10804c");
   const std::vector<std::tuple<int, int, int>> ranges = {
-      {0, 2, 2},   {2, 6, 3},   {6, 40, 4},  {40, 50, 5},
-      {50, 68, 6}, {68, 80, 8}, {80, 84, 9}};
+      {0, 2, 2}, {2, 6, 3}, {6, 40, 4}, {40, 50, 5}, {50, 68, 6}, {68, 80, 8}, {80, 84, 9}};
   for (auto [start, end, line] : ranges) {
     for (int offset = start; offset < end; offset += 2) {
       EXPECT_EQ(python_line_for_offset(11, table, 2, offset), line) << offset;
@@ -87,8 +88,8 @@ TEST(PythonLineTable, AnyBytesGiveALineOrMinusOne) {
   }
 }
 
-TEST(PythonLayouts, KnowsTheVersionsWithoutPerfMaps) {
-  for (int minor : {8, 9, 10, 11}) {
+TEST(PythonLayouts, KnowsTheVersionsFrom38To313) {
+  for (int minor : {8, 9, 10, 11, 12, 13}) {
     const PythonLayout* layout = python_layout(3, minor);
     ASSERT_NE(layout, nullptr) << minor;
     EXPECT_EQ(layout->minor, minor);
@@ -96,7 +97,67 @@ TEST(PythonLayouts, KnowsTheVersionsWithoutPerfMaps) {
     EXPECT_GT(layout->code_size, layout->code_linetable);
   }
   EXPECT_EQ(python_layout(3, 7), nullptr);
+  EXPECT_EQ(python_layout(3, 14), nullptr);
   EXPECT_EQ(python_layout(2, 11), nullptr);
+}
+
+// CPython 3.13 publishes its offsets for debuggers (_Py_DebugOffsets at the
+// start of _PyRuntime): the layout strata keeps for it must say the same.
+// Words of _Py_DebugOffsets, in its declaration order (3.13's
+// Include/internal/pycore_runtime.h).
+constexpr const char* kDebugOffsetsScript =
+    "import ctypes\n"
+    "a = ctypes.addressof(ctypes.c_char.in_dll(ctypes.pythonapi, '_PyRuntime'))\n"
+    "assert ctypes.string_at(a, 8) == b'xdebugpy'\n"
+    "print(' '.join(str(ctypes.c_uint64.from_address(a + 8 * i).value) for i in range(71)))\n";
+
+std::string find_python313() {
+  if (access("/usr/bin/python3.13", X_OK) == 0) return "/usr/bin/python3.13";
+  const char* home = std::getenv("HOME");
+  if (home == nullptr) return "";
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(home) + "/.pyenv/versions", ec)) {
+    auto python = e.path() / "bin" / "python3.13";
+    if (e.path().filename().string().rfind("3.13", 0) == 0 && access(python.c_str(), X_OK) == 0) {
+      return python.string();
+    }
+  }
+  return "";
+}
+
+TEST(PythonLayouts, Python313IsWhatTheInterpreterPublishes) {
+  const std::string python = find_python313();
+  if (python.empty()) GTEST_SKIP() << "no CPython 3.13 here";
+  const std::string command =
+      "'" + python + "' -c \"$(cat <<'EOF'\n" + std::string(kDebugOffsetsScript) + "EOF\n)\"";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::vector<uint64_t> words;
+  unsigned long long value = 0;
+  while (std::fscanf(pipe, "%llu", &value) == 1) words.push_back(value);
+  ASSERT_EQ(pclose(pipe), 0);
+  ASSERT_EQ(words.size(), 71u);
+  const PythonLayout& l = *python_layout(3, 13);
+  EXPECT_EQ(words[5], l.runtime_interpreters_head);
+  EXPECT_EQ(words[8], l.interp_next);
+  EXPECT_EQ(words[9], l.interp_threads_head);
+  EXPECT_EQ(words[21], l.tstate_next);
+  EXPECT_EQ(words[23], l.tstate_current_frame);
+  EXPECT_EQ(words[24], l.tstate_thread_id);
+  EXPECT_EQ(words[25], l.tstate_native_thread_id);
+  EXPECT_EQ(words[29], l.frame_back);
+  EXPECT_EQ(words[30], l.frame_code);
+  EXPECT_EQ(words[31], l.frame_instr);
+  EXPECT_EQ(words[32], l.frame_size);  // localsplus: the frame's fixed part ends there
+  EXPECT_EQ(words[33], l.frame_owner);
+  EXPECT_EQ(words[35], l.code_filename);
+  EXPECT_EQ(words[36], l.code_name);
+  EXPECT_EQ(words[37], l.code_qualname);
+  EXPECT_EQ(words[38], l.code_linetable);
+  EXPECT_EQ(words[39], l.code_firstlineno);
+  EXPECT_EQ(words[43], l.code_adaptive);
+  EXPECT_EQ(words[70], l.ascii_data);  // sizeof(PyASCIIObject)
 }
 
 TEST(PythonThreads, FindsItsOwnTidInsideStructPthread) {
@@ -105,6 +166,44 @@ TEST(PythonThreads, FindsItsOwnTidInsideStructPthread) {
   pid_t value;
   std::memcpy(&value, reinterpret_cast<const uint8_t*>(pthread_self()) + *offset, sizeof value);
   EXPECT_EQ(value, gettid());
+}
+
+// ProcessMemory on this process: reads within a snapshot come from the
+// pages read first (one process_vm_readv per page), a new snapshot reads
+// again, a read across pages is whole, and an unmapped address fails.
+TEST(ProcessMemoryPages, ReadsEachPageOncePerSnapshot) {
+  constexpr size_t kPage = ProcessMemory::kPage;
+  alignas(4096) static uint8_t bytes[3 * kPage];
+  for (size_t i = 0; i < sizeof bytes; ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+  const auto base = reinterpret_cast<uint64_t>(bytes);
+  ProcessMemory memory(getpid());
+  uint64_t value = 0;
+  ASSERT_TRUE(memory.read(base + 8, &value, sizeof value));
+  uint64_t expected;
+  std::memcpy(&expected, bytes + 8, sizeof expected);
+  EXPECT_EQ(value, expected);
+  ASSERT_TRUE(memory.read(base + 100, &value, sizeof value));
+  EXPECT_EQ(memory.syscalls(), 1u) << "the second read of the page is served from the snapshot";
+  // Within one snapshot a changed byte is not seen: the page was read.
+  bytes[8] ^= 0xff;
+  uint8_t first = 0;
+  ASSERT_TRUE(memory.read(base + 8, &first, 1));
+  EXPECT_EQ(first, static_cast<uint8_t>(bytes[8] ^ 0xff));
+  memory.new_snapshot();
+  ASSERT_TRUE(memory.read(base + 8, &first, 1));
+  EXPECT_EQ(first, bytes[8]);
+  EXPECT_EQ(memory.syscalls(), 2u);
+  // Across a page boundary.
+  std::vector<uint8_t> across(64);
+  ASSERT_TRUE(memory.read(base + kPage - 32, across.data(), across.size()));
+  EXPECT_EQ(0, std::memcmp(across.data(), bytes + kPage - 32, across.size()));
+  // A long read is one call of its own.
+  std::vector<uint8_t> all(sizeof bytes);
+  ASSERT_TRUE(memory.read(base, all.data(), all.size()));
+  EXPECT_EQ(0, std::memcmp(all.data(), bytes, all.size()));
+  // Address 0's page is never mapped; nor is the top of user space.
+  EXPECT_FALSE(memory.read(16, &value, sizeof value));
+  EXPECT_FALSE(memory.read(UINT64_MAX - 4, &value, sizeof value));
 }
 
 // Memory made of regions; a read must fall inside one.
@@ -153,15 +252,19 @@ constexpr uint32_t kTidOffset = 0x2d0;
 
 // A CPython image: one interpreter, one thread (kTid), a chain of frames
 // running code objects named by `names` (leaf first), each at line
-// first_line + 1 of a 3-line table.
+// first_line + 1 of a 3-line table. `entry[i]` makes frame i the first of a
+// C-level eval call (all of them by default): 3.11 flags it, 3.12+ put the
+// eval loop's entry frame (owned by the C stack) after it in the chain.
 struct PythonImage {
   ImageMemory memory;
   const PythonLayout& layout;
   uint64_t next_string = kStrings;
 
-  PythonImage(int minor, const std::vector<std::string>& names) : layout(*python_layout(3, minor)) {
-    for (uint64_t base : {kRuntime, kInterp, kThread, kPthread, kFrames, kCodes, kStrings,
-                          kCodeType}) {
+  PythonImage(int minor, const std::vector<std::string>& names, std::vector<bool> entry = {})
+      : layout(*python_layout(3, minor)) {
+    entry.resize(names.size(), true);
+    for (uint64_t base :
+         {kRuntime, kInterp, kThread, kPthread, kFrames, kCodes, kStrings, kCodeType}) {
       memory.add_region(base, 0x10000);
     }
     memory.put64(kRuntime + layout.runtime_interpreters_head, kInterp);
@@ -178,14 +281,23 @@ struct PythonImage {
     if (layout.tstate_cframe) {
       memory.put64(kThread + layout.tstate_cframe, kThread + 0x800);
       memory.put64(kThread + 0x800 + layout.cframe_current_frame, first_frame);
+    } else if (layout.tstate_current_frame) {
+      memory.put64(kThread + layout.tstate_current_frame, first_frame);
     } else {
       memory.put64(kThread + layout.tstate_frame, first_frame);
     }
     for (size_t i = 0; i < names.size(); ++i) {
       const uint64_t frame = kFrames + i * 0x100;
       const uint64_t code = kCodes + i * 0x200;
+      uint64_t back = i + 1 < names.size() ? frame + 0x100 : 0;
+      if (layout.frame_owner && entry[i]) {
+        const uint64_t shim = kFrames + 0x8000 + i * 0x100;
+        memory.put(shim + layout.frame_owner, &kFrameOwnedByCStack, 1);
+        memory.put64(shim + layout.frame_back, back);
+        back = shim;
+      }
       memory.put64(frame + layout.frame_code, code);
-      memory.put64(frame + layout.frame_back, i + 1 < names.size() ? frame + 0x100 : 0);
+      memory.put64(frame + layout.frame_back, back);
       memory.put64(code + 8, kCodeType);
       const uint64_t name = string(names[i]);
       memory.put64(code + layout.code_name, name);
@@ -195,16 +307,17 @@ struct PythonImage {
       // Bytes: ob_size at 16, data at 32. One line per 4 bytes of code.
       const uint64_t table = code + 0x100;
       std::vector<uint8_t> bytes;
-      if (minor <= 9) bytes = {0, 1, 4, 1, 4, 1};          // lines first+1 .. first+3
-      if (minor == 10) bytes = {4, 1, 4, 1, 4, 1};         // [0,4): +1, [4,8): +2, ...
+      if (minor <= 9) bytes = {0, 1, 4, 1, 4, 1};         // lines first+1 .. first+3
+      if (minor == 10) bytes = {4, 1, 4, 1, 4, 1};        // [0,4): +1, [4,8): +2, ...
       if (minor >= 11) bytes = {0xd9, 0, 0, 0xd9, 0, 0};  // one-line form: +1, 2 code units
       memory.put64(table + 16, bytes.size());
       memory.put(table + 32, bytes.data(), bytes.size());
       memory.put64(code + layout.code_linetable, table);
       // Every frame at its code's byte offset 4.
-      if (layout.frame_prev_instr) {
-        memory.put64(frame + layout.frame_prev_instr, code + layout.code_adaptive + 4);
-        memory.put(frame + layout.frame_is_entry, "\1", 1);
+      if (layout.frame_instr) {
+        memory.put64(frame + layout.frame_instr, code + layout.code_adaptive + 4);
+        const uint8_t is_entry = entry[i] ? 1 : 0;
+        if (layout.frame_is_entry) memory.put(frame + layout.frame_is_entry, &is_entry, 1);
       } else {
         memory.put32(frame + layout.frame_lasti, minor == 10 ? 2 : 4);
       }
@@ -217,7 +330,7 @@ struct PythonImage {
     next_string += 0x100;
     memory.put64(at + 16, text.size());
     memory.put32(at + 32, (1u << 2) | (1u << 5) | (1u << 6));  // kind 1, compact, ascii
-    memory.put(at + 48, text.data(), text.size());
+    memory.put(at + layout.ascii_data, text.data(), text.size());
     return at;
   }
 };
@@ -301,8 +414,12 @@ TEST_P(PythonStackVersions, MutatedImagesNeverBreakTheReader) {
       // Mostly the first 0x1000 bytes, where the structures are.
       const size_t at = rng() % (rng() % 4 ? 0x1000 : bytes.size());
       switch (rng() % 4) {
-        case 0: bytes[at] = static_cast<uint8_t>(rng()); break;
-        case 1: bytes[at] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
+        case 0:
+          bytes[at] = static_cast<uint8_t>(rng());
+          break;
+        case 1:
+          bytes[at] ^= static_cast<uint8_t>(1u << (rng() % 8));
+          break;
         case 2:
           // A pointer into another region (or itself): cycles and confusions.
           if (at + 8 <= bytes.size()) {
@@ -343,7 +460,25 @@ TEST_P(PythonStackVersions, MutatedImagesNeverBreakTheReader) {
   EXPECT_GT(ok, 500u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, PythonStackVersions, ::testing::Values(8, 9, 10, 11));
+// A C-level call of the eval loop begins a group of frames: 3.11 flags its
+// first frame, 3.12+ follow it with the loop's entry frame, which is no
+// Python frame and is not returned.
+TEST_P(PythonStackVersions, EntryFramesEndEachCLevelCall) {
+  if (GetParam() < 11) GTEST_SKIP() << "before 3.11 every frame is its own C-level call";
+  PythonImage image(GetParam(), {"leaf", "inlined", "callback", "<module>"},
+                    {true, false, true, true});
+  PythonStackReader reader(image.layout, kRuntime, kTidOffset);
+  std::vector<PythonFrameRead> frames;
+  ASSERT_EQ(reader.read(image.memory, kTid, &frames), PythonReadResult::kOk);
+  EXPECT_EQ(names_of(reader, frames),
+            (std::vector<std::string>{"leaf", "inlined", "callback", "<module>"}));
+  std::vector<bool> entries;
+  for (const auto& f : frames) entries.push_back(f.entry);
+  EXPECT_EQ(entries, (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(frames[1].line, 22);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, PythonStackVersions, ::testing::Values(8, 9, 10, 11, 12, 13));
 
 }  // namespace
 }  // namespace strata::sampler

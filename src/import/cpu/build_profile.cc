@@ -138,14 +138,16 @@ bool has_python_frames(const std::map<PcKey, std::vector<symbolize::Frame>>& sym
 }
 
 // Pass 2: the profile's frames of each distinct (pid, pc), innermost first.
+// `python_read`: Python stacks were read from memory.
 std::map<PcKey, std::vector<analysis::FrameId>> intern_frames(
-    const std::map<PcKey, std::vector<symbolize::Frame>>& symbols, analysis::FrameTable& table) {
+    const std::map<PcKey, std::vector<symbolize::Frame>>& symbols, bool python_read,
+    analysis::FrameTable& table) {
   auto declared = declarations(symbols);
   PythonSources python_sources;
   // Only a Python program's C functions can be builtins; other profiles
   // skip reading their modules' tables.
   std::optional<PythonBuiltinNames> builtins;
-  if (has_python_frames(symbols)) builtins.emplace();
+  if (python_read || has_python_frames(symbols)) builtins.emplace();
   std::map<PcKey, std::vector<analysis::FrameId>> frame_ids;
   for (const auto& [key, frames] : symbols) {
     std::vector<analysis::FrameId> ids;
@@ -237,13 +239,19 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
                  const std::map<PcKey, std::vector<analysis::FrameId>>& frame_ids,
                  analysis::Profile& profile, CaptureCounters& counters) {
   PythonMemoryFrames python(raw, profile.frames);
-  std::vector<bool> eval_frame;  // by FrameId, filled as the table grows
-  auto is_eval = [&](analysis::FrameId id) {
+  // By FrameId, filled as the table grows: the eval loop's frames, and the
+  // Python frames a 3.12+ perf map names (which the frames read from memory
+  // replace: they say the same, with lines).
+  std::vector<bool> eval_frame;
+  std::vector<bool> perf_map_frame;
+  auto classify_up_to = [&](analysis::FrameId id) {
     while (eval_frame.size() <= id) {
-      const analysis::Frame& f = profile.frames.at(static_cast<analysis::FrameId>(eval_frame.size()));
+      const analysis::Frame& f =
+          profile.frames.at(static_cast<analysis::FrameId>(eval_frame.size()));
       eval_frame.push_back(!f.inlined && f.function == "_PyEval_EvalFrameDefault");
+      perf_map_frame.push_back(analysis::is_python_frame(f) &&
+                               f.module != analysis::kPythonMemoryModule);
     }
-    return eval_frame[id];
   };
   for (size_t n = 0; n < raw.samples.size(); ++n) {
     const auto& s = raw.samples[n];
@@ -261,9 +269,15 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
     }
     if (s.python_read && s.python_size > 0) {
       auto groups = python.groups(s);
+      std::vector<analysis::FrameId> native;
       std::vector<bool> evals;
-      for (analysis::FrameId id : sample.stack) evals.push_back(is_eval(id));
-      if (auto merged = merge_python_frames(sample.stack, evals, groups, sample.cut)) {
+      for (analysis::FrameId id : sample.stack) {
+        classify_up_to(id);
+        if (perf_map_frame[id]) continue;
+        native.push_back(id);
+        evals.push_back(eval_frame[id]);
+      }
+      if (auto merged = merge_python_frames(native, evals, groups, sample.cut)) {
         sample.stack = std::move(*merged);
         ++counters.python_stacks_merged;
       } else {
@@ -309,7 +323,7 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
   AddressSpaces spaces = address_spaces(raw);
   if (options.python_perf_maps) read_python_perf_maps(raw, spaces, options, built.counters);
   UnwoundSamples unwound = unwind_and_symbolize(raw, spaces, options, built.counters);
-  auto frame_ids = intern_frames(unwound.symbols, profile.frames);
+  auto frame_ids = intern_frames(unwound.symbols, !raw.python_frames.empty(), profile.frames);
   add_samples(raw, unwound, frame_ids, profile, built.counters);
   add_threads_and_processes(raw, profile);
   return built;

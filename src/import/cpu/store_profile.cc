@@ -15,7 +15,7 @@ Status store_profile(store::TraceWriter& writer, const BuiltProfile& built) {
                                 static_cast<int64_t>(built.counters.unwind_max_frames)));
   STRATA_TRY(writer.add_counter("cpu.unwind_incomplete",
                                 static_cast<int64_t>(built.counters.unwind_incomplete)));
-  // Python stacks read from memory (CPython 3.8-3.11): only where any was.
+  // Python stacks read from memory (CPython 3.8-3.13): only where any was.
   const auto& c = built.counters;
   if (c.python_stacks_merged + c.python_stacks_mismatched + c.python_read_failures == 0) {
     return Ok{};
