@@ -223,7 +223,11 @@ def python_case(c):
     with cdp.Browser() as b:
         open_svg(b, py)
         names = [f["name"] for f in frames(b)]
-        c.check(any("leaf_work" in n for n in names), "leaf_work drawn")
+        drawn = any("leaf_work" in n for n in names)
+        c.check(drawn, "leaf_work drawn")
+        if not drawn:
+            print("drawn instead: %s" % ", ".join(sorted(set(names))[:40]))
+            print(open(os.path.join(c.out, "strata-cpu.stderr")).read())
         c.check(not [n for n in names if "_PyEval" in n or "PyObject_" in n],
                 "no interpreter frame drawn")
         b.eval("fg_search('leaf_work')")

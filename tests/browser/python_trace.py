@@ -38,4 +38,8 @@ def record(strata, out_dir):
     if p.returncode != 0 or not os.path.exists(trace):
         print("SKIPPED: strata cpu could not record %s here: %s" % (py, p.stderr.strip()[-300:]))
         sys.exit(SKIP)
+    # What strata said (notes on samples lost, stacks cut, names missing):
+    # a failing check prints it.
+    with open(os.path.join(out_dir, "strata-cpu.stderr"), "w") as f:
+        f.write("%s: %s\n%s" % (py, " ".join(p.args), p.stderr))
     return trace
