@@ -6,7 +6,9 @@ Runs examples/torch_matmul.py (the tutorial's Case 2) bare and under
 `strata cpu --stack-size S` for each S, interleaved, ROUNDS times, and prints
 per stack size: the median wall-time ratio to bare (the whole process, start-up
 included, since that is what the user waits for), the share of samples whose
-stack was cut at the copy (strata says how many on stderr), and the samples.
+native stack was cut at the copy (strata says how many on stderr), the share
+whose Python stack is cut too (not read whole from the interpreter's memory),
+and the samples.
 The last round's reports (the Python view by tottime and by cumtime, and the
 --native view) are kept under OUT for reading.
 
@@ -40,6 +42,7 @@ def main():
     target = [python, PROGRAM, "--mode", "slow_loop_sync", "--device", device, "--repeats", "128"]
     bare, walls = [], {s: [] for s in SIZES}
     cut, samples = {s: [] for s in SIZES}, {s: [] for s in SIZES}
+    whole = {s: [] for s in SIZES}  # cut stacks whose Python frames, read from memory, are whole
     for r in range(rounds):
         wall, proc = timed(target)
         if proc.returncode != 0:
@@ -54,6 +57,8 @@ def main():
             walls[size].append(wall)
             m = re.search(r"(\d+) stacks were deeper", proc.stderr)
             cut[size].append(int(m.group(1)) if m else 0)
+            m = re.search(r"the Python frames of (\d+) of them", proc.stderr)
+            whole[size].append(int(m.group(1)) if m else 0)
             m = re.search(r"(\d+) samples in", proc.stdout)
             samples[size].append(int(m.group(1)) if m else 0)
     reports = {"python-tottime.txt": ["--sort", "tottime"], "python-cumtime.txt": ["--sort", "cumtime"],
@@ -64,11 +69,13 @@ def main():
                             "--limit", "40"] + flags, stdout=f, stderr=subprocess.STDOUT)
     print(f"{' '.join(target[1:])}, {rounds} rounds; bare wall median "
           f"{statistics.median(bare):.3f} s")
-    print(f"{'stack size':>10} {'wall/bare':>9} {'cut stacks':>10} {'samples':>8}")
+    print(f"{'stack size':>10} {'wall/bare':>9} {'cut stacks':>10} {'Python cut':>10} "
+          f"{'samples':>8}")
     for size in SIZES:
         share = 100 * sum(cut[size]) / max(1, sum(samples[size]))
+        python_cut = 100 * (sum(cut[size]) - sum(whole[size])) / max(1, sum(samples[size]))
         ratios = [w / b for w, b in zip(walls[size], bare)]
-        print(f"{size:>10} {statistics.median(ratios):9.3f} {share:9.2f}% "
+        print(f"{size:>10} {statistics.median(ratios):9.3f} {share:9.2f}% {python_cut:9.2f}% "
               f"{int(statistics.median(samples[size])):>8}")
     return 0
 

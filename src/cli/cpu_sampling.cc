@@ -333,12 +333,19 @@ BuiltProfile build_sampled_profile(const SampledRun& run, uint32_t stack_bytes) 
   if (run.in_process) build.mode = analysis::ProfileMode::kInProcess;
   BuiltProfile built = import::build_profile(run.raw, build);
   if (built.counters.unwind_truncated > 0) {
+    std::string python_whole;
+    if (built.counters.python_whole_of_truncated > 0) {
+      python_whole = "; the Python frames of " +
+                     std::to_string(built.counters.python_whole_of_truncated) +
+                     " of them, read from memory, are whole";
+    }
     std::fprintf(stderr,
                  "strata: %llu stacks were deeper than the %u-byte stack copy and are cut short "
-                 "(%s)\n",
+                 "(%s)%s\n",
                  static_cast<unsigned long long>(built.counters.unwind_truncated), stack_bytes,
                  stack_bytes < kLargestStackCopy ? "raise --stack-size, up to 65528"
-                                                 : "65528 bytes is the most the kernel copies");
+                                                 : "65528 bytes is the most the kernel copies",
+                 python_whole.c_str());
   }
   if (built.counters.unwind_max_frames > 0) {
     std::fprintf(stderr, "strata: %llu stacks had more than %zu frames and are cut short\n",

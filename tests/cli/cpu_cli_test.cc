@@ -461,6 +461,42 @@ TEST(CpuCli, PythonIsNamedFromItsMemoryWithLines) {
   }
 }
 
+// A stack copy too small for the native stack cuts it, not the Python
+// stack read from memory: the Python view keeps every frame to <module>,
+// and stderr says how many cut stacks are whole in Python.
+TEST(CpuCli, CutNativeStacksKeepTheirWholePythonStacks) {
+  auto pythons = pythons_read_from_memory();
+  if (pythons.empty()) GTEST_SKIP() << "no CPython 3.8-3.13 here";
+  ScratchDir dir;
+  skip_without_perf_events(dir);
+  std::ofstream(dir.path() / "deep.py") << "def rec(d):\n"
+                                           "    if d == 0:\n"
+                                           "        return sum(i * i % 7 for i in range(20000))\n"
+                                           "    return rec(d - 1) + 1\n"
+                                           "for _ in range(60):\n"
+                                           "    rec(40)\n";
+  auto r =
+      run_strata("cpu --stack-size 1024 -o t.sqlite -- " + pythons[0] + " deep.py", dir.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("stacks were deeper than the 1024-byte stack copy"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("read from memory, are whole"), std::string::npos) << r.err;
+  auto cum = report_json(dir, "t.sqlite", "--sort cumtime --limit 1");
+  std::string root = cum["functions"][0]["filename:lineno(function)"];
+  EXPECT_TRUE(root.ends_with("deep.py:1(<module>)")) << root;
+  ASSERT_EQ(run_strata("export t.sqlite --format folded -o py.folded", dir.path()).status, 0);
+  std::ifstream in(dir.path() / "py.folded");
+  size_t deepest = 0;
+  for (std::string line; std::getline(in, line);) {
+    size_t recs = 0;
+    for (size_t at = line.find(";rec"); at != std::string::npos; at = line.find(";rec", at + 1)) {
+      ++recs;
+    }
+    deepest = std::max(deepest, recs);
+  }
+  EXPECT_GE(deepest, 41u) << "rec(40) down to rec(0)";
+}
+
 // The same program gives the same function rows from memory as from a 3.12
 // perf map (which the in-process sampler reads).
 TEST(CpuCli, PythonFromMemoryHasTheRowsAPerfMapGives) {

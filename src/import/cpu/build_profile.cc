@@ -280,6 +280,10 @@ void add_samples(const sampler::RawProfile& raw, const UnwoundSamples& unwound,
       if (auto merged = merge_python_frames(native, evals, groups, sample.cut)) {
         sample.stack = std::move(*merged);
         ++counters.python_stacks_merged;
+        if (sample.cut) {
+          sample.cut = false;  // the root part, in Python frames, is there
+          ++counters.python_whole_of_truncated;
+        }
       } else {
         ++counters.python_stacks_mismatched;
       }

@@ -25,6 +25,12 @@ struct CaptureCounters {
   // between the sample and the read): these keep the native stack only.
   uint64_t python_stacks_merged = 0;
   uint64_t python_stacks_mismatched = 0;
+  // Of the stacks cut by the stack copy, those whose Python stack read from
+  // memory was merged: their Python frames are whole down to the root (the
+  // native frames between them are what is missing), so they count as not
+  // cut (analysis::Sample::cut) for what is read from Python frames: the
+  // Python view, the import tree.
+  uint64_t python_whole_of_truncated = 0;
   // The sampler's reads of those stacks (sampler::SamplerCounters): failed
   // ones, and the ns strata spent reading and waited after each sample.
   uint64_t python_read_failures = 0;

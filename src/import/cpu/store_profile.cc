@@ -1,9 +1,9 @@
 #include "import/cpu/store_profile.h"
 
+#include <utility>
+
 #include "analysis/cpu_profile_rows_convert.h"
 #include "store/cpu_profile_rows.h"
-
-#include <utility>
 
 namespace strata::import {
 
@@ -11,6 +11,10 @@ Status store_profile(store::TraceWriter& writer, const BuiltProfile& built) {
   STRATA_TRY(store::write_cpu_profile(writer, analysis::to_rows(built.profile)));
   STRATA_TRY(writer.add_counter("cpu.unwind_truncated",
                                 static_cast<int64_t>(built.counters.unwind_truncated)));
+  if (built.counters.python_whole_of_truncated > 0) {
+    STRATA_TRY(writer.add_counter("cpu.unwind_truncated_python_whole",
+                                  static_cast<int64_t>(built.counters.python_whole_of_truncated)));
+  }
   STRATA_TRY(writer.add_counter("cpu.unwind_max_frames",
                                 static_cast<int64_t>(built.counters.unwind_max_frames)));
   STRATA_TRY(writer.add_counter("cpu.unwind_incomplete",
