@@ -44,8 +44,9 @@ Result<SampledTarget> sample_target(const std::vector<std::string>& command, int
   // largest copy (bench/results/python_torch_stacks-h200-2026-12-04.txt,
   // perf maps on, as strata ran 3.12 then), and a cut stack loses the
   // imports and callers the start-up and CPU findings name. Without perf
-  // maps (frames read from memory) the stacks are shallower: whether the
-  // smaller copy then suffices is for the next H200 run to say.
+  // maps (frames read from memory) the stacks are shallower, and a cut one
+  // keeps its Python frames whole: whether the smaller copy (and its lower
+  // cost) then suffices is for the next H200 run to say.
   SamplingFlags flags;
   if (command_runs_python(command)) flags.stack_bytes = kLargestStackCopy;
   auto options = sampler_options(flags);

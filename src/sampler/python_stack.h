@@ -67,7 +67,7 @@ struct PythonLayout {
   uint32_t code_filename = 0;
   uint32_t code_name = 0;
   uint32_t code_qualname = 0;   // 3.11+
-  uint32_t code_linetable = 0;  // co_lnotab (3.8, 3.9), co_linetable (3.10, 3.11)
+  uint32_t code_linetable = 0;  // co_lnotab (3.8, 3.9), co_linetable (3.10+)
   uint32_t code_adaptive = 0;   // 3.11+: co_code_adaptive, the bytecode inline
   uint32_t code_size = 0;       // bytes read per code object
   // str: where a compact string's characters start, after sizeof
