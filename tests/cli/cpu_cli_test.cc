@@ -469,11 +469,17 @@ TEST(CpuCli, CutNativeStacksKeepTheirWholePythonStacks) {
   if (pythons.empty()) GTEST_SKIP() << "no CPython 3.8-3.13 here";
   ScratchDir dir;
   skip_without_perf_events(dir);
+  // Most time at the bottom, in a loop long enough (milliseconds) that the
+  // stack seldom changes between a sample and its read, even on a loaded
+  // machine: a stack that changed keeps only its (cut) native frames.
   std::ofstream(dir.path() / "deep.py") << "def rec(d):\n"
                                            "    if d == 0:\n"
-                                           "        return sum(i * i % 7 for i in range(20000))\n"
+                                           "        s = 0\n"
+                                           "        for i in range(300000):\n"
+                                           "            s += i * i % 7\n"
+                                           "        return s\n"
                                            "    return rec(d - 1) + 1\n"
-                                           "for _ in range(60):\n"
+                                           "for _ in range(6):\n"
                                            "    rec(40)\n";
   auto r =
       run_strata("cpu --stack-size 1024 -o t.sqlite -- " + pythons[0] + " deep.py", dir.path());
@@ -481,20 +487,23 @@ TEST(CpuCli, CutNativeStacksKeepTheirWholePythonStacks) {
   EXPECT_NE(r.err.find("stacks were deeper than the 1024-byte stack copy"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("read from memory, are whole"), std::string::npos) << r.err;
-  auto cum = report_json(dir, "t.sqlite", "--sort cumtime --limit 1");
-  std::string root = cum["functions"][0]["filename:lineno(function)"];
-  EXPECT_TRUE(root.ends_with("deep.py:1(<module>)")) << root;
   ASSERT_EQ(run_strata("export t.sqlite --format folded -o py.folded", dir.path()).status, 0);
   std::ifstream in(dir.path() / "py.folded");
   size_t deepest = 0;
+  long all = 0;
+  long whole = 0;  // samples in rec whose stack goes down to <module>
   for (std::string line; std::getline(in, line);) {
+    const long n = std::stol(line.substr(line.rfind(' ') + 1));
+    all += n;
     size_t recs = 0;
     for (size_t at = line.find(";rec"); at != std::string::npos; at = line.find(";rec", at + 1)) {
       ++recs;
     }
     deepest = std::max(deepest, recs);
+    if (line.starts_with("<module>;rec")) whole += n;
   }
   EXPECT_GE(deepest, 41u) << "rec(40) down to rec(0)";
+  EXPECT_GT(whole * 2, all) << whole << " of " << all << " samples";
 }
 
 // The same program gives the same function rows from memory as from a 3.12
