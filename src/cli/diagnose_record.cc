@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 
 #include "cli/cpu_sampling.h"
 #include "cli/verbs.h"
@@ -90,21 +91,34 @@ Result<store::GpuTables> scratch_gpu_tables(const std::string& run_dir,
   return store::load_gpu_tables(reader.handle(), path, load);
 }
 
-// One kernels-mode run of the command profiling launch `skip` + 1 of
-// `name`; its spools stay in the returned directory.
+// The scratch trace's kernels, demangled name -> mangled name: what the
+// agent is asked for, so that one template instantiation is profiled and
+// not whichever of its siblings launches first.
+std::unordered_map<std::string, std::string> scratch_mangled_names(const std::string& run_dir) {
+  const std::string path = run_dir + "/scratch.sqlite";
+  auto reader = store::TraceReader::open(path);
+  if (!reader) return {};
+  store::GpuLoadOptions load;
+  load.tables = store::kKernelTable;
+  load.kernel_links = false;
+  auto demangled = store::load_gpu_tables(reader->handle(), path, load);
+  load.kernel_names = store::KernelNameKind::kMangled;
+  auto mangled = store::load_gpu_tables(reader->handle(), path, load);
+  if (!demangled || !mangled) return {};
+  return store::mangled_kernel_names(*demangled, *mangled);
+}
+
+// One kernels-mode run of the command profiling launch `skip` + 1 of the
+// kernel `filter` names (a mangled name, or a base name); its spools stay
+// in the returned directory.
 Result<std::string> profile_kernel(const std::vector<std::string>& command,
-                                   const std::string& agent, const std::string& name, int64_t skip,
-                                   int* error_status) {
+                                   const std::string& agent, const std::string& filter,
+                                   int64_t skip, int* error_status) {
   STRATA_ASSIGN_OR_RETURN(std::string run_dir, make_run_dir());
   setenv("STRATA_RUN_DIR", run_dir.c_str(), 1);
   setenv("CUDA_INJECTION64_PATH", agent.c_str(), 1);
   setenv("STRATA_AGENT_MODE", "kernels", 1);
-  // The agent matches a plain name against the base name (ncu's
-  // --kernel-name-base function): "(anonymous namespace)::add(float*)" is
-  // "add". Matched as a whole demangled name it matched no launch (the
-  // planted memory-bound kernels on the H200). Kernels that share a base
-  // name (one template at two arguments) share the profile of the first.
-  setenv("STRATA_KERNEL_NAME", store::base_name(name).c_str(), 1);
+  setenv("STRATA_KERNEL_NAME", filter.c_str(), 1);
   setenv("STRATA_KERNEL_SKIP", std::to_string(skip).c_str(), 1);
   setenv("STRATA_KERNEL_COUNT", "1", 1);
   setenv("STRATA_KERNEL_SECTIONS", "sol,workload,launch,occupancy", 1);
@@ -159,6 +173,14 @@ void kernel_layer(const RecordRequest& request, const std::string& agent,
   for (size_t i = 0; i < tables->kernels.size(); ++i) {
     if (const std::string* n = tables->string(tables->kernels.name_id[i])) ++launches[*n];
   }
+  // The agent matches a name against the mangled name, then the base name
+  // (ncu's --kernel-name-base function: "(anonymous namespace)::add(float*)"
+  // is "add"); a whole demangled name matched no launch (the planted
+  // memory-bound kernels on the H200). The mangled name is exact: by base
+  // name, kernels that share one (a template at two arguments, PyTorch's
+  // elementwise kernels) got the profile of the first to launch, and the
+  // middle launch was counted among all of them.
+  const auto mangled = scratch_mangled_names(rec.run_dirs.front());
   std::vector<std::string> profiled, skipped;
   double left = request.seconds_left;
   const int64_t start = monotonic_ns();
@@ -168,7 +190,13 @@ void kernel_layer(const RecordRequest& request, const std::string& agent,
       continue;
     }
     int status = kExitFailed;
-    auto dir = profile_kernel(request.command, agent, name, launches[name] / 2, &status);
+    // A mangled name the agent cannot hold (agent/config.h's kMaxKernelName,
+    // 1024 bytes with its NUL) falls back to the base name.
+    const auto exact = mangled.find(name);
+    const std::string filter = exact != mangled.end() && exact->second.size() < 1024
+                                   ? exact->second
+                                   : store::base_name(name);
+    auto dir = profile_kernel(request.command, agent, filter, launches[name] / 2, &status);
     if (!dir) {
       std::fprintf(stderr, "strata: kernel metrics of %s: %s\n", printable(name).c_str(),
                    dir.error().message.c_str());

@@ -461,4 +461,22 @@ Result<bool> cuda_data_present(const TraceReader& reader) {
   return false;
 }
 
+std::unordered_map<std::string, std::string> mangled_kernel_names(const GpuTables& by_demangled,
+                                                                  const GpuTables& by_mangled) {
+  std::unordered_map<std::string, std::string> out;
+  const KernelColumns& d = by_demangled.kernels;
+  const KernelColumns& m = by_mangled.kernels;
+  if (d.start.size() != m.start.size()) return out;
+  std::unordered_map<std::string, bool> conflicting;
+  for (size_t i = 0; i < d.start.size(); ++i) {
+    const std::string* demangled = by_demangled.string(d.name_id[i]);
+    const std::string* mangled = by_mangled.string(m.name_id[i]);
+    if (demangled == nullptr || mangled == nullptr || d.start[i] != m.start[i]) continue;
+    auto [at, added] = out.emplace(*demangled, *mangled);
+    if (!added && at->second != *mangled) conflicting[*demangled] = true;
+  }
+  for (const auto& [name, _] : conflicting) out.erase(name);
+  return out;
+}
+
 }  // namespace strata::store

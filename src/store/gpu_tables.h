@@ -193,6 +193,16 @@ struct GpuTables {
 Result<GpuTables> load_gpu_tables(sqlite3* db, const std::string& name,
                                   const GpuLoadOptions& options = {});
 
+// Each kernel's mangled name by its demangled name, from the same kernel
+// rows loaded twice: with the default names (`by_demangled`) and with
+// KernelNameKind::kMangled (`by_mangled`). What names one template
+// instantiation exactly, where the demangled name's base name ("gemm")
+// would match every instantiation. Rows are paired by position and must
+// agree on their start; a demangled name that two mangled names share is
+// left out.
+std::unordered_map<std::string, std::string> mangled_kernel_names(const GpuTables& by_demangled,
+                                                                  const GpuTables& by_mangled);
+
 // Whether the trace holds any CUDA trace rows (runtime calls or kernels):
 // what decides that `strata report` prints the GPU summaries by default.
 // A missing table (a CPU-only strata file, an export without CUDA) is "no";

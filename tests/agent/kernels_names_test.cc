@@ -75,6 +75,12 @@ TEST(KernelsNameFilter, ExactNameIsTheBaseNameOrTheMangledName) {
   ASSERT_TRUE(templated.init("gemm", error, sizeof(error)));
   EXPECT_TRUE(templated.matches(
       "_ZN2ns4gemmIfLi128EEEvPKfi"));  // void ns::gemm<float, 128>(float const*, int)
+  EXPECT_TRUE(templated.matches("_ZN2ns4gemmIfLi64EEEvPKfi"));
+  // A mangled name is one instantiation (what diagnose asks for), not its siblings.
+  KernelNameFilter one;
+  ASSERT_TRUE(one.init("_ZN2ns4gemmIfLi128EEEvPKfi", error, sizeof(error)));
+  EXPECT_TRUE(one.matches("_ZN2ns4gemmIfLi128EEEvPKfi"));
+  EXPECT_FALSE(one.matches("_ZN2ns4gemmIfLi64EEEvPKfi"));
 }
 
 TEST(KernelsNameFilter, RegexSearchesTheBaseName) {

@@ -195,5 +195,60 @@ TEST(HasKernelProfiles, OnlyWithAProfiledLaunchRow) {
   }
 }
 
+TEST(MangledKernelNames, OneInstantiationPerDemangledNameFromTheSameRows) {
+  testing::ScratchDir dir;
+  std::string path = dir.file("t.sqlite");
+  {
+    testing::TraceBuilder b(path, testing::kWithEverything);
+    const int64_t gemm = b.string("gemm");
+    const int64_t d128 = b.string("void ns::gemm<float, 128>(float const*, int)");
+    const int64_t d64 = b.string("void ns::gemm<float, 64>(float const*, int)");
+    const int64_t m128 = b.string("_ZN2ns4gemmIfLi128EEEvPKfi");
+    const int64_t m64 = b.string("_ZN2ns4gemmIfLi64EEEvPKfi");
+    b.kernel_ids(0, 10, global_pid(1), 1, d128, gemm, m128);
+    b.kernel_ids(20, 30, global_pid(1), 2, d64, gemm, m64);
+    b.kernel_ids(40, 50, global_pid(1), 3, d128, gemm, m128);
+    // extern "C": no mangled name (NULL), the demangled name stands for it.
+    const int64_t plain = b.string("add");
+    b.kernel_ids(60, 70, global_pid(1), 4, plain, plain);
+    b.commit();
+  }
+  store::GpuLoadOptions options;
+  options.tables = store::kKernelTable;
+  auto demangled = testing::load_file(path, options);
+  options.kernel_names = store::KernelNameKind::kMangled;
+  auto mangled = testing::load_file(path, options);
+  ASSERT_TRUE(demangled.ok() && mangled.ok());
+  auto names = store::mangled_kernel_names(*demangled, *mangled);
+  EXPECT_EQ(names.size(), 3u);
+  EXPECT_EQ(names["void ns::gemm<float, 128>(float const*, int)"], "_ZN2ns4gemmIfLi128EEEvPKfi");
+  EXPECT_EQ(names["void ns::gemm<float, 64>(float const*, int)"], "_ZN2ns4gemmIfLi64EEEvPKfi");
+  EXPECT_EQ(names["add"], "add");
+  // Loads of different rows pair nothing.
+  mangled->kernels.start.pop_back();
+  mangled->kernels.name_id.pop_back();
+  mangled->kernels.end.pop_back();
+  EXPECT_TRUE(store::mangled_kernel_names(*demangled, *mangled).empty());
+}
+
+TEST(MangledKernelNames, ADemangledNameTwoMangledNamesShareIsLeftOut) {
+  testing::ScratchDir dir;
+  std::string path = dir.file("t.sqlite");
+  {
+    testing::TraceBuilder b(path, testing::kWithEverything);
+    const int64_t k = b.string("k");
+    b.kernel_ids(0, 10, global_pid(1), 1, k, k, b.string("_Z1kv"));
+    b.kernel_ids(20, 30, global_pid(2), 2, k, k, b.string("k"));
+    b.commit();
+  }
+  store::GpuLoadOptions options;
+  options.tables = store::kKernelTable;
+  auto demangled = testing::load_file(path, options);
+  options.kernel_names = store::KernelNameKind::kMangled;
+  auto mangled = testing::load_file(path, options);
+  ASSERT_TRUE(demangled.ok() && mangled.ok());
+  EXPECT_TRUE(store::mangled_kernel_names(*demangled, *mangled).empty());
+}
+
 }  // namespace
 }  // namespace strata
