@@ -195,6 +195,18 @@ TEST(HasKernelProfiles, OnlyWithAProfiledLaunchRow) {
   }
 }
 
+// The kernel table of `path` loaded twice: by demangled and by mangled name.
+std::pair<store::GpuTables, store::GpuTables> kernels_by_both_names(const std::string& path) {
+  store::GpuLoadOptions options;
+  options.tables = store::kKernelTable;
+  auto demangled = testing::load_file(path, options);
+  options.kernel_names = store::KernelNameKind::kMangled;
+  auto mangled = testing::load_file(path, options);
+  EXPECT_TRUE(demangled.ok() && mangled.ok());
+  if (!demangled.ok() || !mangled.ok()) return {};
+  return {std::move(*demangled), std::move(*mangled)};
+}
+
 TEST(MangledKernelNames, OneInstantiationPerDemangledNameFromTheSameRows) {
   testing::ScratchDir dir;
   std::string path = dir.file("t.sqlite");
@@ -213,22 +225,17 @@ TEST(MangledKernelNames, OneInstantiationPerDemangledNameFromTheSameRows) {
     b.kernel_ids(60, 70, global_pid(1), 4, plain, plain);
     b.commit();
   }
-  store::GpuLoadOptions options;
-  options.tables = store::kKernelTable;
-  auto demangled = testing::load_file(path, options);
-  options.kernel_names = store::KernelNameKind::kMangled;
-  auto mangled = testing::load_file(path, options);
-  ASSERT_TRUE(demangled.ok() && mangled.ok());
-  auto names = store::mangled_kernel_names(*demangled, *mangled);
+  auto [demangled, mangled] = kernels_by_both_names(path);
+  auto names = store::mangled_kernel_names(demangled, mangled);
   EXPECT_EQ(names.size(), 3u);
   EXPECT_EQ(names["void ns::gemm<float, 128>(float const*, int)"], "_ZN2ns4gemmIfLi128EEEvPKfi");
   EXPECT_EQ(names["void ns::gemm<float, 64>(float const*, int)"], "_ZN2ns4gemmIfLi64EEEvPKfi");
   EXPECT_EQ(names["add"], "add");
   // Loads of different rows pair nothing.
-  mangled->kernels.start.pop_back();
-  mangled->kernels.name_id.pop_back();
-  mangled->kernels.end.pop_back();
-  EXPECT_TRUE(store::mangled_kernel_names(*demangled, *mangled).empty());
+  mangled.kernels.start.pop_back();
+  mangled.kernels.name_id.pop_back();
+  mangled.kernels.end.pop_back();
+  EXPECT_TRUE(store::mangled_kernel_names(demangled, mangled).empty());
 }
 
 TEST(MangledKernelNames, ADemangledNameTwoMangledNamesShareIsLeftOut) {
@@ -241,13 +248,8 @@ TEST(MangledKernelNames, ADemangledNameTwoMangledNamesShareIsLeftOut) {
     b.kernel_ids(20, 30, global_pid(2), 2, k, k, b.string("k"));
     b.commit();
   }
-  store::GpuLoadOptions options;
-  options.tables = store::kKernelTable;
-  auto demangled = testing::load_file(path, options);
-  options.kernel_names = store::KernelNameKind::kMangled;
-  auto mangled = testing::load_file(path, options);
-  ASSERT_TRUE(demangled.ok() && mangled.ok());
-  EXPECT_TRUE(store::mangled_kernel_names(*demangled, *mangled).empty());
+  auto [demangled, mangled] = kernels_by_both_names(path);
+  EXPECT_TRUE(store::mangled_kernel_names(demangled, mangled).empty());
 }
 
 }  // namespace
