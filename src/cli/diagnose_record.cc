@@ -93,19 +93,20 @@ Result<store::GpuTables> scratch_gpu_tables(const std::string& run_dir,
 
 // The scratch trace's kernels, demangled name -> mangled name: what the
 // agent is asked for, so that one template instantiation is profiled and
-// not whichever of its siblings launches first.
-std::unordered_map<std::string, std::string> scratch_mangled_names(const std::string& run_dir) {
+// not whichever of its siblings launches first. `demangled` is
+// scratch_gpu_tables' load of the same file; only the mangled names are read.
+std::unordered_map<std::string, std::string> scratch_mangled_names(
+    const std::string& run_dir, const store::GpuTables& demangled) {
   const std::string path = run_dir + "/scratch.sqlite";
   auto reader = store::TraceReader::open(path);
   if (!reader) return {};
   store::GpuLoadOptions load;
   load.tables = store::kKernelTable;
   load.kernel_links = false;
-  auto demangled = store::load_gpu_tables(reader->handle(), path, load);
   load.kernel_names = store::KernelNameKind::kMangled;
   auto mangled = store::load_gpu_tables(reader->handle(), path, load);
-  if (!demangled || !mangled) return {};
-  return store::mangled_kernel_names(*demangled, *mangled);
+  if (!mangled) return {};
+  return store::mangled_kernel_names(demangled, *mangled);
 }
 
 // One kernels-mode run of the command profiling launch `skip` + 1 of the
@@ -180,7 +181,7 @@ void kernel_layer(const RecordRequest& request, const std::string& agent,
   // name, kernels that share one (a template at two arguments, PyTorch's
   // elementwise kernels) got the profile of the first to launch, and the
   // middle launch was counted among all of them.
-  const auto mangled = scratch_mangled_names(rec.run_dirs.front());
+  const auto mangled = scratch_mangled_names(rec.run_dirs.front(), *tables);
   std::vector<std::string> profiled, skipped;
   double left = request.seconds_left;
   const int64_t start = monotonic_ns();

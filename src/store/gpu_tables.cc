@@ -467,15 +467,15 @@ std::unordered_map<std::string, std::string> mangled_kernel_names(const GpuTable
   const KernelColumns& d = by_demangled.kernels;
   const KernelColumns& m = by_mangled.kernels;
   if (d.start.size() != m.start.size()) return out;
-  std::unordered_map<std::string, bool> conflicting;
+  std::unordered_set<std::string> conflicting;
   for (size_t i = 0; i < d.start.size(); ++i) {
     const std::string* demangled = by_demangled.string(d.name_id[i]);
     const std::string* mangled = by_mangled.string(m.name_id[i]);
     if (demangled == nullptr || mangled == nullptr || d.start[i] != m.start[i]) continue;
     auto [at, added] = out.emplace(*demangled, *mangled);
-    if (!added && at->second != *mangled) conflicting[*demangled] = true;
+    if (!added && at->second != *mangled) conflicting.insert(*demangled);
   }
-  for (const auto& [name, _] : conflicting) out.erase(name);
+  for (const std::string& name : conflicting) out.erase(name);
   return out;
 }
 
