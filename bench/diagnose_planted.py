@@ -49,7 +49,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_PLANTED = os.path.join(HERE, "..", "examples", "planted")
 GPU_PYTHON = "/opt/torch/.venv/bin/python3"
-RESULT = re.compile(r"workload=(\S+) variant=(\S+) elapsed_ms=(\d+\.\d+) checksum=(\S+)")
+RESULT = re.compile(r"workload=(\S+) variant=(\S+) elapsed_ms=(\d+\.\d+) checksum=(\S+)"
+                    r"(?: loop_minflt=(\d+) loop_sys_ms=(\d+\.\d+))?")
 DIAGNOSE_TIMEOUT_S = 900
 RUN_TIMEOUT_S = 300
 RIGHT_SHARE = 0.9  # the issue: 9 of 10
@@ -183,8 +184,12 @@ def run_once(argv, log):
     match = RESULT.search(proc.stdout)
     if proc.returncode != 0 or not match:
         return None
-    return {"wall_ms": wall * 1e3, "elapsed_ms": float(match.group(3)),
-            "checksum": match.group(4)}
+    run = {"wall_ms": wall * 1e3, "elapsed_ms": float(match.group(3)),
+           "checksum": match.group(4)}
+    if match.group(5) is not None:  # a Python workload: the loop's page faults and kernel time
+        run["loop_minflt"] = int(match.group(5))
+        run["loop_sys_ms"] = float(match.group(6))
+    return run
 
 
 def measure(args, name, planted, fixed):

@@ -32,7 +32,7 @@ def main(argv):
             checksum = (checksum * 31 + process_batch(batch)) % 1_000_000_007
             if not args.fixed:
                 time.sleep(SLEEP_S)  # the planted cause: waiting for nothing
-    print_result(NAME, args, timer.elapsed_ms, checksum)
+    print_result(NAME, args, timer, checksum)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ def main(argv):
     parse = parse_line_fast if args.fixed else parse_line_slow
     with Timer() as timer:
         checksum = sum(parse(line) for line in lines)
-    print_result(NAME, args, timer.elapsed_ms, checksum)
+    print_result(NAME, args, timer, checksum)
 
 
 if __name__ == "__main__":

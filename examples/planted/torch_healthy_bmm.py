@@ -26,7 +26,7 @@ def main(argv):
         for _ in range(scaled(CALLS, args)):
             torch.bmm(a, b, out=out)
         checksum = out.sum(dtype=torch.float64).item()
-    print_result(NAME, args, timer.elapsed_ms, repr(checksum))
+    print_result(NAME, args, timer, repr(checksum))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def main(argv):
         if args.fixed:
             losses = torch.stack(losses).tolist()
         torch.cuda.synchronize()
-    print_result(NAME, args, timer.elapsed_ms, repr(sum(losses)))
+    print_result(NAME, args, timer, repr(sum(losses)))
 
 
 if __name__ == "__main__":

@@ -108,6 +108,21 @@ BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
   return f;
 }
 
+std::optional<RecordedRunFacts> recorded_run_facts(const Profile& recorded,
+                                                   const BaselineFacts& baseline) {
+  if (recorded.wall_ns <= 0) return std::nullopt;
+  RecordedRunFacts f;
+  f.wall_ns = recorded.wall_ns;
+  f.cpu_ns = recorded.cpu_ns;
+  if (baseline.wall_ns && baseline.wall_ns->median > 0) {
+    f.wall_ratio = static_cast<double>(f.wall_ns) / baseline.wall_ns->median;
+  }
+  if (baseline.cpu_ns && baseline.cpu_ns->median > 0 && f.cpu_ns > 0) {
+    f.cpu_ratio = static_cast<double>(f.cpu_ns) / baseline.cpu_ns->median;
+  }
+  return f;
+}
+
 CpuFacts cpu_facts(const Profile& native) {
   CpuFacts f;
   f.samples = native.samples.size();
@@ -140,6 +155,8 @@ Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
   v.budget_s = in.budget_s;
   v.range = in.range;
   v.baseline = baseline_facts(in.bench);
+  // The whole run's, before any --range.
+  if (in.cpu) v.recorded = recorded_run_facts(*in.cpu, v.baseline);
   std::optional<store::GpuTables> gpu = in.gpu;
   std::optional<Profile> cpu = in.cpu;
   if (in.range) {

@@ -43,6 +43,21 @@ struct BaselineFacts {
 };
 BaselineFacts baseline_facts(std::span<const store::BenchRun> runs);
 
+// The recorded run beside the baseline: the layers' figures are of that run,
+// under the instruments, so a run much slower than the baseline's (the
+// instruments' cost, or a program whose speed differs from run to run) has
+// host-side times, and the bounds made of them, larger than a bare run's
+// (docs/diagnose.md, "The recorded run").
+struct RecordedRunFacts {
+  int64_t wall_ns = 0;
+  int64_t cpu_ns = 0;     // user + sys
+  double wall_ratio = 0;  // wall / the baseline's median wall; 0 without a baseline
+  double cpu_ratio = 0;   // cpu / the baseline's median CPU time; 0 without one
+};
+// nullopt when the CPU layer did not record the run's wall time.
+std::optional<RecordedRunFacts> recorded_run_facts(const Profile& recorded,
+                                                   const BaselineFacts& baseline);
+
 // The CPU layer: the recorded run's samples.
 struct CpuFacts {
   uint64_t samples = 0;
@@ -73,6 +88,7 @@ struct VerdictInput {
 
 struct DiagnoseVerdict {
   BaselineFacts baseline;
+  std::optional<RecordedRunFacts> recorded;
   std::optional<CpuFacts> cpu;
   std::optional<Diagnosis> gpu;  // when the trace has any kernel, copy or memset
   bool shapes_known = false;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analysis/diagnose_thresholds.h"
 #include "common/strings.h"
@@ -184,6 +185,20 @@ std::string baseline_line(const analysis::BaselineFacts& b) {
   return line;
 }
 
+// "Recorded run: wall 6.31 s (1.21x the baseline median), CPU time 6.20 s
+// (1.40x)": the run every layer's figures are of, beside the bare runs.
+std::optional<std::string> recorded_line(const analysis::DiagnoseVerdict& v) {
+  if (!v.recorded) return std::nullopt;
+  const auto& r = *v.recorded;
+  std::string line = "Recorded run: wall " + short_duration(r.wall_ns);
+  if (r.wall_ratio > 0) line += fmt::format(" ({:.2f}x the baseline median)", r.wall_ratio);
+  if (r.cpu_ns > 0) {
+    line += ", CPU time " + short_duration(r.cpu_ns);
+    if (r.cpu_ratio > 0) line += fmt::format(" ({:.2f}x)", r.cpu_ratio);
+  }
+  return line;
+}
+
 std::vector<std::string> startup_lines(const analysis::DiagnoseVerdict& v) {
   std::vector<std::string> lines;
   if (v.cpu && v.cpu->import_ns > 0) {
@@ -214,6 +229,7 @@ std::string layer_line(const store::DiagnoseLayerRow& l) {
 std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& source) {
   std::string out = "strata diagnose: " + printable(source) + "\n\n";
   out += baseline_line(v.baseline) + "\n";
+  if (auto recorded = recorded_line(v)) out += *recorded + "\n";
   for (const auto& line : startup_lines(v)) out += line + "\n";
   if (v.range) {
     out += fmt::format("Range: '{}', {} instance{} spanning {}; everything below is inside it\n",
@@ -267,6 +283,15 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
                    {"cpu_ns", summary_json(b.cpu_ns)},
                    {"wall_cv", b.wall_cv},
                    {"on_cpu", b.on_cpu}};
+  if (v.recorded) {
+    const auto& r = *v.recorded;
+    o["recorded_run"] = {{"wall_ns", r.wall_ns},
+                         {"cpu_ns", r.cpu_ns},
+                         {"wall_ratio", r.wall_ratio > 0 ? json(r.wall_ratio) : json(nullptr)},
+                         {"cpu_ratio", r.cpu_ratio > 0 ? json(r.cpu_ratio) : json(nullptr)}};
+  } else {
+    o["recorded_run"] = nullptr;
+  }
   json startup = json::object();
   startup["cuda_ns"] = v.gpu ? json(v.gpu->startup_ns) : json(nullptr);
   json parts = json::array();
@@ -361,6 +386,7 @@ GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& 
   r.table.columns = columns(false);
   r.header.push_back("Verdict: " + printable(v.verdict));
   r.header.push_back(baseline_line(v.baseline));
+  if (auto recorded = recorded_line(v)) r.header.push_back(*recorded);
   for (const auto& line : startup_lines(v)) r.header.push_back(line);
   if (v.cpu && !v.cpu->hottest.empty()) {
     std::string hot;

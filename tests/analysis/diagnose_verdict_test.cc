@@ -28,6 +28,35 @@ TEST(DiagnoseVerdict, BaselineLeavesOutWarmupsAndFailures) {
   EXPECT_GT(b.wall_cv, 0);
 }
 
+// The recorded run beside the bare ones: its wall and CPU time over the
+// baseline's medians, so that a reader sees how far the layers' figures are
+// from a bare run's; none without the CPU layer's wall time.
+TEST(DiagnoseVerdict, RecordedRunIsComparedWithTheBaselineMedians) {
+  const std::vector<store::BenchRun> runs = {run(100, 90), run(120, 100), run(110, 95)};
+  const BaselineFacts b = baseline_facts(runs);
+  Profile recorded;
+  recorded.wall_ns = 220'000'000;
+  recorded.cpu_ns = 190'000'000;
+  auto f = recorded_run_facts(recorded, b);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->wall_ns, 220'000'000);
+  EXPECT_NEAR(f->wall_ratio, 2.0, 1e-12);
+  EXPECT_NEAR(f->cpu_ratio, 2.0, 1e-12);
+
+  EXPECT_EQ(recorded_run_facts(recorded, baseline_facts({})).value().wall_ratio, 0);
+  recorded.wall_ns = 0;
+  EXPECT_FALSE(recorded_run_facts(recorded, b).has_value());
+
+  VerdictInput in;
+  in.bench = runs;
+  recorded.wall_ns = 330'000'000;
+  in.cpu = recorded;
+  auto v = build_verdict(in);
+  ASSERT_TRUE(v.ok());
+  ASSERT_TRUE(v->recorded.has_value());
+  EXPECT_NEAR(v->recorded->wall_ratio, 3.0, 1e-12);
+}
+
 TEST(DiagnoseVerdict, OnCpuProgramIsExplainedByTheCpu) {
   VerdictInput in;
   in.bench = {run(100, 98), run(102, 99)};

@@ -41,13 +41,19 @@ TEST(DiagnoseCli, CpuBoundProgramJsonVerdictAndItsReprint) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string& out = r.out;
   auto v = parse(out);
-  for (const char* key : {"source", "baseline", "startup", "window", "range", "cpu", "verdict",
-                          "findings", "layers", "budget_s", "thresholds"}) {
+  for (const char* key : {"source", "baseline", "recorded_run", "startup", "window", "range", "cpu",
+                          "verdict", "findings", "layers", "budget_s", "thresholds"}) {
     EXPECT_TRUE(v.contains(key)) << key;
   }
   EXPECT_EQ(v["baseline"]["runs"], 2);
   EXPECT_EQ(v["baseline"]["succeeded"], 2);
   EXPECT_GT(v["baseline"]["wall_ns"]["median"].get<double>(), 0);
+  // The recorded run beside the baseline: its own wall time, over the baseline's median.
+  ASSERT_TRUE(v["recorded_run"].is_object()) << out;
+  const double recorded_wall = v["recorded_run"]["wall_ns"].get<double>();
+  EXPECT_GT(recorded_wall, 0);
+  EXPECT_NEAR(v["recorded_run"]["wall_ratio"].get<double>(),
+              recorded_wall / v["baseline"]["wall_ns"]["median"].get<double>(), 1e-9);
   // On the CPU, or (on an oversubscribed machine, where the run waits for a
   // CPU) off it: wall and CPU time cannot tell which; the hotspot is named either way.
   const std::string layer_named = v["verdict"]["explained_by"];

@@ -25,8 +25,9 @@ import sys
 SKIP = 77
 # Interpreters known to carry torch on the project's machines (as torch_matmul_check.py).
 TORCH_PYTHONS = ["/usr/bin/python3", "/opt/torch/.venv/bin/python3"]
+# The Python workloads add the loop's page faults and kernel time (planted_py.Timer).
 LINE = re.compile(r"workload=(\S+) variant=(planted|fixed) elapsed_ms=\d+\.\d{3} "
-                  r"checksum=(\S+)\n")
+                  r"checksum=(\S+)(?: loop_minflt=\d+ loop_sys_ms=\d+\.\d)?\n")
 
 
 def fail(message):
