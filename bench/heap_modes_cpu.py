@@ -27,26 +27,16 @@ PLANTED = os.path.join(HERE, "..", "examples", "planted")
 # against 120,000-155,000 (80 batches of 3 MiB tensors faulted in anew).
 FAULTY_FAULTS = 50_000
 
-# The CPU half of torch_dataload.py, whose load_batch it copies; its own Timer line.
+# The CPU half of torch_dataload.py: its own load_batch, unpinned (no CUDA here).
 PROGRAM = r"""
-import os, sys
+import sys
 sys.path.insert(0, sys.argv[1])
 from planted_py import Timer, steady_heap
 steady_heap()
 import torch
-import torch.nn.functional as F
+from torch_dataload import make_loader
 torch.set_num_threads(1)
-BATCH, CHANNELS, SIDE = 64, 3, 64
-mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
-std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
-def load_batch(index):
-    generator = torch.Generator().manual_seed(index)
-    raw = torch.randint(0, 256, (BATCH, CHANNELS, SIDE, SIDE), generator=generator,
-                        dtype=torch.uint8)
-    x = (raw.float().div_(255.0) - mean) / std
-    x = F.avg_pool2d(x, 3, stride=1, padding=1)
-    x[::2] = x[::2].flip(-1)
-    return x.reshape(BATCH, -1)
+load_batch = make_loader(torch, pin=False)
 load_batch(10 ** 6)
 total = 0.0
 with Timer() as timer:

@@ -73,11 +73,12 @@ def steady_heap():
     speeds with glibc's defaults, chosen per process by its address layout: in the
     slow one, every iteration returns the top of the heap to the kernel (brk) and
     faults it back in. Measured on the dev machine (2026-12-05, torch_dataload's
-    batch making alone, 80 batches, bench/heap_modes_cpu.py): under strata's
-    instruments 9 of 36 runs made 119,000-153,000 minor faults and spent 0.8-1.4 s in
-    the kernel, 2.2-4.7 s in all, against 3,000-16,000 faults and about 1 s; bare, 0 of
-    40 (3 of 24 in a first try). With these thresholds fixed, none of 76 did. That
-    mode is the allocator's, not the planted cause: a workload that allocates so
+    batch making alone, 80 batches, bench/heap_modes_cpu.py): 13 of 96 runs, bare
+    and under strata's instruments, made 119,000-243,000 minor faults and spent
+    0.8-1.7 s in the kernel, 2.2-4.7 s in all, against 1,500-19,000 faults and about
+    1 s; which runs did followed what the process had loaded before the loop. With
+    these thresholds fixed, none of 96 did. That mode is the allocator's, not the
+    planted cause: a workload that allocates so
     pins it in both variants, so that the saving and strata diagnose's bound are of
     the cause alone (docs/PERFORMANCE.md, "A loop's speed chosen by glibc's heap").
     PLANTED_DEFAULT_HEAP=1 leaves glibc's defaults, to see the two modes.

@@ -25,7 +25,9 @@ BATCH, CHANNELS, SIDE = 64, 3, 64
 HIDDEN, LAYERS, REPLICAS = 4096, 4, 16
 
 
-def make_loader(torch):
+def make_loader(torch, pin=True):
+    """load_batch(index): batch `index`, made with torch CPU ops; pinned for the upload
+    unless pin is False (bench/heap_modes_cpu.py runs this on a machine without CUDA)."""
     import torch.nn.functional as F
     mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1)
     std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1)
@@ -37,7 +39,8 @@ def make_loader(torch):
         x = (raw.float().div_(255.0) - mean) / std
         x = F.avg_pool2d(x, 3, stride=1, padding=1)
         x[::2] = x[::2].flip(-1)
-        return x.reshape(BATCH, -1).pin_memory()
+        x = x.reshape(BATCH, -1)
+        return x.pin_memory() if pin else x
 
     return load_batch
 

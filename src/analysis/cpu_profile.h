@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -109,7 +110,8 @@ struct Profile {
   ProfileMode mode = ProfileMode::kPerfEvent;
   double rate_hz = 0;  // requested sampling rate; 0 in instrumented mode
   int64_t wall_ns = 0;
-  int64_t cpu_ns = 0;  // user + sys of the target
+  int64_t cpu_ns = 0;                   // user + sys of the target
+  std::optional<int64_t> minor_faults;  // the target's page faults (ru_minflt); nullopt: unknown
   uint64_t lost_samples = 0;
   uint64_t throttles = 0;
   // Instrumented mode: the runtime's own cost per call, measured in the

@@ -12,6 +12,7 @@ store::CpuProfileRows to_rows(const Profile& profile) {
   rows.rate_hz = profile.rate_hz;
   rows.wall_ns = profile.wall_ns;
   rows.cpu_ns = profile.cpu_ns;
+  rows.minor_faults = profile.minor_faults;
   rows.lost_samples = profile.lost_samples;
   rows.throttles = profile.throttles;
   rows.instrument_overhead_ns_per_call = profile.instrument_overhead_ns_per_call;
@@ -49,6 +50,7 @@ Profile from_rows(const store::CpuProfileRows& rows) {
   profile.rate_hz = rows.rate_hz;
   profile.wall_ns = rows.wall_ns;
   profile.cpu_ns = rows.cpu_ns;
+  profile.minor_faults = rows.minor_faults;
   profile.lost_samples = rows.lost_samples;
   profile.throttles = rows.throttles;
   profile.instrument_overhead_ns_per_call = rows.instrument_overhead_ns_per_call;

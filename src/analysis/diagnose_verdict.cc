@@ -90,7 +90,7 @@ void judge_host(DiagnoseVerdict& v) {
 
 BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
   BaselineFacts f;
-  std::vector<double> wall, cpu;
+  std::vector<double> wall, cpu, faults;
   for (const auto& r : runs) {
     if (r.warmup) continue;
     ++f.runs;
@@ -98,9 +98,11 @@ BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
     ++f.succeeded;
     wall.push_back(static_cast<double>(r.wall_ns));
     cpu.push_back(static_cast<double>(r.user_ns + r.sys_ns));
+    if (r.minor_faults) faults.push_back(static_cast<double>(*r.minor_faults));
   }
   f.wall_ns = summarize(wall);
   f.cpu_ns = summarize(cpu);
+  f.minor_faults = summarize(faults);
   if (f.wall_ns && f.wall_ns->mean > 0) f.wall_cv = f.wall_ns->stddev / f.wall_ns->mean;
   if (f.wall_ns && f.cpu_ns && f.wall_ns->median > 0) {
     f.on_cpu = f.cpu_ns->median / f.wall_ns->median;
@@ -114,6 +116,7 @@ std::optional<RecordedRunFacts> recorded_run_facts(const Profile& recorded,
   RecordedRunFacts f;
   f.wall_ns = recorded.wall_ns;
   f.cpu_ns = recorded.cpu_ns;
+  f.minor_faults = recorded.minor_faults;
   if (baseline.wall_ns && baseline.wall_ns->median > 0) {
     f.wall_ratio = static_cast<double>(f.wall_ns) / baseline.wall_ns->median;
   }

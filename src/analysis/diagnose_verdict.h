@@ -36,7 +36,9 @@ struct BaselineFacts {
   size_t succeeded = 0;
   std::optional<Summary> wall_ns;  // over the successful measured runs
   std::optional<Summary> cpu_ns;   // user + sys
-  double wall_cv = 0;              // wall's stddev / mean: the run-to-run noise
+  // Page faults (ru_minflt), over the successful runs that recorded them.
+  std::optional<Summary> minor_faults;
+  double wall_cv = 0;  // wall's stddev / mean: the run-to-run noise
   // cpu / wall of the medians: near 1 (or above, with threads) on the CPU,
   // near 0 waiting (sleep, I/O, the GPU). 0 when unknown.
   double on_cpu = 0;
@@ -53,6 +55,9 @@ struct RecordedRunFacts {
   int64_t cpu_ns = 0;     // user + sys
   double wall_ratio = 0;  // wall / the baseline's median wall; 0 without a baseline
   double cpu_ratio = 0;   // cpu / the baseline's median CPU time; 0 without one
+  // Its page faults: a run far above the baseline's spent its time faulting
+  // memory in (a heap mode, say), which the samples do not show.
+  std::optional<int64_t> minor_faults;
 };
 // nullopt when the CPU layer did not record the run's wall time.
 std::optional<RecordedRunFacts> recorded_run_facts(const Profile& recorded,

@@ -45,6 +45,8 @@ MeasuredRuns measure_runs(
     run.user_ns = result.user_ns;
     run.sys_ns = result.sys_ns;
     run.max_rss_kb = result.max_rss_kb;
+    run.minor_faults = result.minor_faults;
+    run.major_faults = result.major_faults;
     run.exit_status = result.exit_status;
     run.signal = result.signal;
     if (!result.succeeded()) {

@@ -169,6 +169,8 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   result.user_ns = timeval_ns(usage.ru_utime);
   result.sys_ns = timeval_ns(usage.ru_stime);
   result.max_rss_kb = usage.ru_maxrss;
+  result.minor_faults = usage.ru_minflt;
+  result.major_faults = usage.ru_majflt;
   if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   return result;

@@ -42,6 +42,8 @@ struct ProcessResult {
   int64_t user_ns = 0;  // from wait4's rusage: the child and its waited-for descendants
   int64_t sys_ns = 0;
   int64_t max_rss_kb = 0;
+  int64_t minor_faults = 0;        // page faults served without I/O (ru_minflt)
+  int64_t major_faults = 0;        // page faults that read from disk (ru_majflt)
   std::optional<int> exit_status;  // set when the child exited
   std::optional<int> signal;       // set when the child was killed by a signal
 

@@ -25,6 +25,7 @@ Result<sampler::RawProfile> sample_command_in_process(const std::vector<std::str
   profile.signal = run.process.signal;
   profile.user_ns = run.process.user_ns;
   profile.sys_ns = run.process.sys_ns;
+  profile.minor_faults = run.process.minor_faults;
   if (options.mode == sampler::StackMode::kFramePointer) {
     profile.notes.push_back(
         "the in-process sampler copies stacks for DWARF unwinding; --call-graph fp does not apply");

@@ -186,7 +186,8 @@ std::string baseline_line(const analysis::BaselineFacts& b) {
 }
 
 // "Recorded run: wall 6.31 s (1.21x the baseline median), CPU time 6.20 s
-// (1.40x)": the run every layer's figures are of, beside the bare runs.
+// (1.40x), 127363 page faults (baseline median 9157)": the run every
+// layer's figures are of, beside the bare runs.
 std::optional<std::string> recorded_line(const analysis::DiagnoseVerdict& v) {
   if (!v.recorded) return std::nullopt;
   const auto& r = *v.recorded;
@@ -195,6 +196,12 @@ std::optional<std::string> recorded_line(const analysis::DiagnoseVerdict& v) {
   if (r.cpu_ns > 0) {
     line += ", CPU time " + short_duration(r.cpu_ns);
     if (r.cpu_ratio > 0) line += fmt::format(" ({:.2f}x)", r.cpu_ratio);
+  }
+  if (r.minor_faults) {
+    line += fmt::format(", {} page faults", *r.minor_faults);
+    if (const auto& base = v.baseline.minor_faults) {
+      line += fmt::format(" (baseline median {:.0f})", base->median);
+    }
   }
   return line;
 }
@@ -282,13 +289,15 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
                    {"wall_ns", summary_json(b.wall_ns)},
                    {"cpu_ns", summary_json(b.cpu_ns)},
                    {"wall_cv", b.wall_cv},
-                   {"on_cpu", b.on_cpu}};
+                   {"on_cpu", b.on_cpu},
+                   {"minor_faults", summary_json(b.minor_faults)}};
   if (v.recorded) {
     const auto& r = *v.recorded;
     o["recorded_run"] = {{"wall_ns", r.wall_ns},
                          {"cpu_ns", r.cpu_ns},
                          {"wall_ratio", r.wall_ratio > 0 ? json(r.wall_ratio) : json(nullptr)},
-                         {"cpu_ratio", r.cpu_ratio > 0 ? json(r.cpu_ratio) : json(nullptr)}};
+                         {"cpu_ratio", r.cpu_ratio > 0 ? json(r.cpu_ratio) : json(nullptr)},
+                         {"minor_faults", r.minor_faults ? json(*r.minor_faults) : json(nullptr)}};
   } else {
     o["recorded_run"] = nullptr;
   }

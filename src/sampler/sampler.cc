@@ -350,7 +350,8 @@ class ProfileBuilder : public RecordSink {
     if (layout == nullptr) {
       status.problem = std::string("reading the frames of CPython ") +
                        std::to_string(runtime.major) + "." + std::to_string(runtime.minor) +
-                       " from memory is not supported (strata reads " + python_layouts_known() + ")";
+                       " from memory is not supported (strata reads " + python_layouts_known() +
+                       ")";
       return;
     }
     if (layout->tstate_native_thread_id == 0 && !pthread_tid_offset()) {
@@ -546,6 +547,7 @@ bool reap(pid_t pid, bool block, RawProfile& profile) {
   if (WIFSIGNALED(status)) profile.signal = WTERMSIG(status);
   profile.user_ns = timeval_ns(usage.ru_utime);
   profile.sys_ns = timeval_ns(usage.ru_stime);
+  profile.minor_faults = usage.ru_minflt;
   return true;
 }
 

@@ -210,6 +210,7 @@ struct RawProfile {
   std::optional<int> signal;  // set when the child was killed by a signal
   int64_t user_ns = 0;        // child's CPU time from wait4 (for sanity checks)
   int64_t sys_ns = 0;
+  std::optional<int64_t> minor_faults;  // wait4's ru_minflt; nullopt until the child is reaped
 
   std::vector<Sample> samples;
   std::vector<uint64_t> regs;

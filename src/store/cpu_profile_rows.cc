@@ -17,6 +17,7 @@ namespace {
 constexpr const char* kRateMilliHz = "cpu.rate_mhz";
 constexpr const char* kWallNs = "cpu.wall_ns";
 constexpr const char* kCpuNs = "cpu.cpu_ns";
+constexpr const char* kMinorFaults = "cpu.minor_faults";
 constexpr const char* kLostSamples = "cpu.lost_samples";
 constexpr const char* kThrottles = "cpu.throttles";
 constexpr const char* kInstrumentOverheadPs = "instrument.overhead_ps_per_call";
@@ -167,6 +168,9 @@ Status write_cpu_profile(TraceWriter& writer, const CpuProfileRows& rows) {
                              std::pair{kLostSamples, static_cast<int64_t>(rows.lost_samples)},
                              std::pair{kThrottles, static_cast<int64_t>(rows.throttles)}}) {
     STRATA_TRY(writer.add_counter(name, value));
+  }
+  if (rows.minor_faults) {
+    STRATA_TRY(writer.add_counter(kMinorFaults, *rows.minor_faults));
   }
   if (rows.instrument_overhead_ns_per_call > 0) {
     STRATA_TRY(writer.add_counter(
@@ -330,6 +334,7 @@ Result<std::optional<CpuProfileRows>> read_cpu_profile(const TraceReader& reader
     if (name == kRateMilliHz) rows.rate_hz = static_cast<double>(value) / 1000.0;
     if (name == kWallNs) rows.wall_ns = value;
     if (name == kCpuNs) rows.cpu_ns = value;
+    if (name == kMinorFaults) rows.minor_faults = value;
     if (name == kLostSamples) rows.lost_samples = static_cast<uint64_t>(value);
     if (name == kThrottles) rows.throttles = static_cast<uint64_t>(value);
     if (name == kInstrumentOverheadPs && value > 0) {

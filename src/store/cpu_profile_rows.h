@@ -56,6 +56,7 @@ struct CpuProfileRows {
   double rate_hz = 0;
   int64_t wall_ns = 0;
   int64_t cpu_ns = 0;
+  std::optional<int64_t> minor_faults;  // strata_counters' cpu.minor_faults; absent in older traces
   uint64_t lost_samples = 0;
   uint64_t throttles = 0;
   double instrument_overhead_ns_per_call = 0;  // stored in ps (strata_counters)

@@ -296,7 +296,9 @@ constexpr std::array<std::string_view, 19> kStrataTables = {
     sys_ns            INTEGER   NOT NULL,
     max_rss_kb        INTEGER   NOT NULL,
     exit_status       INTEGER,
-    signal            INTEGER
+    signal            INTEGER,
+    minor_faults      INTEGER,              -- ru_minflt; added within schema v2, NULL before
+    major_faults      INTEGER               -- ru_majflt; likewise
 );)sql",
     // KEY=VALUE metrics a bench run printed, in the order printed.
     R"sql(CREATE TABLE strata_bench_metrics (

@@ -48,6 +48,10 @@ struct BenchRun {
   int64_t user_ns = 0;
   int64_t sys_ns = 0;
   int64_t max_rss_kb = 0;
+  // Page faults (wait4's ru_minflt, ru_majflt); nullopt in a trace written
+  // before strata recorded them.
+  std::optional<int64_t> minor_faults;
+  std::optional<int64_t> major_faults;
   std::optional<int> exit_status;
   std::optional<int> signal;
   std::vector<std::pair<std::string, double>> metrics;

@@ -286,11 +286,15 @@ Result<std::vector<TableCount>> TraceReader::tables() const {
 Result<std::vector<BenchRun>> TraceReader::bench_runs() const {
   std::vector<BenchRun> out;
   if (!impl_->has("strata_bench_runs")) return out;
+  // Page faults came later within schema v2: an older trace has no such columns.
+  STRATA_ASSIGN_OR_RETURN(bool has_faults, sql::column_exists(impl_->db, "strata_bench_runs",
+                                                              "minor_faults", impl_->name));
   STRATA_ASSIGN_OR_RETURN(
       auto runs,
-      impl_->prepare(
-          "SELECT id, label, command, iteration, warmup, wall_ns, user_ns, sys_ns, max_rss_kb, "
-          "exit_status, signal FROM strata_bench_runs ORDER BY id"));
+      impl_->prepare(std::string("SELECT id, label, command, iteration, warmup, wall_ns, user_ns, "
+                                 "sys_ns, max_rss_kb, exit_status, signal, ") +
+                     (has_faults ? "minor_faults, major_faults" : "NULL, NULL") +
+                     " FROM strata_bench_runs ORDER BY id"));
   std::optional<sql::Statement> metrics;
   if (impl_->has("strata_bench_metrics")) {
     STRATA_ASSIGN_OR_RETURN(
@@ -318,6 +322,8 @@ Result<std::vector<BenchRun>> TraceReader::bench_runs() const {
     run.max_rss_kb = runs.column_int(8);
     if (auto v = runs.column_optional_int(9)) run.exit_status = static_cast<int>(*v);
     if (auto v = runs.column_optional_int(10)) run.signal = static_cast<int>(*v);
+    run.minor_faults = runs.column_optional_int(11);
+    run.major_faults = runs.column_optional_int(12);
     if (metrics) {
       metrics->bind(1, id);
       int mrc;

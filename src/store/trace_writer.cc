@@ -243,7 +243,8 @@ Status TraceWriter::write_bench_runs(std::span<const BenchRun> runs) {
       auto insert_run,
       impl_->prepare(
           "INSERT INTO strata_bench_runs (label, command, iteration, warmup, wall_ns, user_ns, "
-          "sys_ns, max_rss_kb, exit_status, signal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+          "sys_ns, max_rss_kb, exit_status, signal, minor_faults, major_faults) VALUES (?, ?, ?, "
+          "?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   STRATA_ASSIGN_OR_RETURN(
       auto insert_metric,
       impl_->prepare("INSERT INTO strata_bench_metrics (run_id, name, value) VALUES (?, ?, ?)"));
@@ -258,6 +259,8 @@ Status TraceWriter::write_bench_runs(std::span<const BenchRun> runs) {
     insert_run.bind(8, run.max_rss_kb);
     insert_run.bind(9, run.exit_status ? std::optional<int64_t>(*run.exit_status) : std::nullopt);
     insert_run.bind(10, run.signal ? std::optional<int64_t>(*run.signal) : std::nullopt);
+    insert_run.bind(11, run.minor_faults);
+    insert_run.bind(12, run.major_faults);
     STRATA_TRY(impl_->step_done(insert_run));
     int64_t run_id = sqlite3_last_insert_rowid(impl_->db);
     for (const auto& [name, value] : run.metrics) {

@@ -55,6 +55,28 @@ TEST(DiagnoseVerdict, RecordedRunIsComparedWithTheBaselineMedians) {
   ASSERT_TRUE(v.ok());
   ASSERT_TRUE(v->recorded.has_value());
   EXPECT_NEAR(v->recorded->wall_ratio, 3.0, 1e-12);
+  EXPECT_FALSE(v->recorded->minor_faults.has_value());
+}
+
+// The page faults beside each other: the baseline's over the runs that
+// recorded them (an older trace's runs have none), the recorded run's own.
+TEST(DiagnoseVerdict, PageFaultsOfTheBaselineAndTheRecordedRun) {
+  std::vector<store::BenchRun> runs = {run(100, 90), run(120, 100), run(110, 95), run(90, 80)};
+  runs[0].minor_faults = 9'000;
+  runs[1].minor_faults = 12'000;
+  runs[2].minor_faults = 10'000;
+  const BaselineFacts b = baseline_facts(runs);
+  ASSERT_TRUE(b.minor_faults.has_value());
+  EXPECT_EQ(b.minor_faults->count, 3u);
+  EXPECT_EQ(b.minor_faults->median, 10'000);
+  EXPECT_FALSE(baseline_facts(std::vector<store::BenchRun>{run(100, 90)}).minor_faults);
+
+  Profile recorded;
+  recorded.wall_ns = 300'000'000;
+  recorded.minor_faults = 127'363;
+  auto f = recorded_run_facts(recorded, b);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->minor_faults, 127'363);
 }
 
 TEST(DiagnoseVerdict, OnCpuProgramIsExplainedByTheCpu) {

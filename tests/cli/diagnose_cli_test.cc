@@ -54,6 +54,9 @@ TEST(DiagnoseCli, CpuBoundProgramJsonVerdictAndItsReprint) {
   EXPECT_GT(recorded_wall, 0);
   EXPECT_NEAR(v["recorded_run"]["wall_ratio"].get<double>(),
               recorded_wall / v["baseline"]["wall_ns"]["median"].get<double>(), 1e-9);
+  // Every process faults its pages in: both runs' counts are there, and above 0.
+  EXPECT_GT(v["recorded_run"]["minor_faults"].get<int64_t>(), 0) << out;
+  EXPECT_GT(v["baseline"]["minor_faults"]["median"].get<double>(), 0) << out;
   // On the CPU, or (on an oversubscribed machine, where the run waits for a
   // CPU) off it: wall and CPU time cannot tell which; the hotspot is named either way.
   const std::string layer_named = v["verdict"]["explained_by"];
@@ -81,6 +84,7 @@ TEST(DiagnoseCli, CpuBoundProgramJsonVerdictAndItsReprint) {
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("Verdict: the "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("  kernels   skipped"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" page faults (baseline median "), std::string::npos) << text.out;
   // And the bench tables are there for strata report / compare.
   auto reader = store::TraceReader::open((dir.path() / "d.sqlite").string());
   ASSERT_TRUE(reader.ok());

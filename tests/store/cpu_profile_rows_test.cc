@@ -13,6 +13,7 @@ CpuProfileRows sampled_rows() {
   rows.rate_hz = 997.5;
   rows.wall_ns = 2'000'000;
   rows.cpu_ns = 1'500'000;
+  rows.minor_faults = 127'363;
   rows.lost_samples = 4;
   rows.throttles = 1;
   rows.frames = {{"leaf", "a.cc", 12, "/bin/a", 0x40, false, "native"},
@@ -58,6 +59,18 @@ TEST(CpuProfileRowsStore, VersionOneFramesReadWithoutPythonNames) {
   for (const auto& s : (*read)->samples) EXPECT_FALSE(s.cut);
 }
 
+// A profile whose target's faults were not known (or a trace from before
+// they were recorded) has no cpu.minor_faults counter, and reads back without.
+TEST(CpuProfileRowsStore, UnknownFaultsStayUnknown) {
+  testing::TempDir dir;
+  CpuProfileRows written = sampled_rows();
+  written.minor_faults.reset();
+  auto read = round_trip(dir.file("t.sqlite"), written);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_TRUE(read->has_value());
+  EXPECT_FALSE((*read)->minor_faults.has_value());
+}
+
 TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
   testing::TempDir dir;
   CpuProfileRows written = sampled_rows();
@@ -69,6 +82,7 @@ TEST(CpuProfileRowsStore, SampledRowsReadBackAsWritten) {
   EXPECT_EQ(rows.rate_hz, 997.5);  // kept in mHz
   EXPECT_EQ(rows.wall_ns, 2'000'000);
   EXPECT_EQ(rows.cpu_ns, 1'500'000);
+  EXPECT_EQ(rows.minor_faults, 127'363);
   EXPECT_EQ(rows.lost_samples, 4u);
   EXPECT_EQ(rows.throttles, 1u);
   ASSERT_EQ(rows.frames.size(), 4u);

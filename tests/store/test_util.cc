@@ -34,6 +34,10 @@ std::vector<BenchRun> sample_bench_runs() {
     run.user_ns = 500'000 + i;
     run.sys_ns = 10'000 + i;
     run.max_rss_kb = 20'000 + i;
+    if (i != 1) {  // run 1 as a trace from before the faults were recorded
+      run.minor_faults = 3'000 + i;
+      run.major_faults = i;
+    }
     if (i == 3) {
       run.signal = 9;
     } else {

@@ -59,6 +59,8 @@ TEST(TraceDb, RoundTripsRunBenchRunsKernelsAndCounters) {
     EXPECT_EQ(got.user_ns, want.user_ns);
     EXPECT_EQ(got.sys_ns, want.sys_ns);
     EXPECT_EQ(got.max_rss_kb, want.max_rss_kb);
+    EXPECT_EQ(got.minor_faults, want.minor_faults);
+    EXPECT_EQ(got.major_faults, want.major_faults);
     EXPECT_EQ(got.exit_status, want.exit_status);
     EXPECT_EQ(got.signal, want.signal);
     EXPECT_EQ(got.metrics, want.metrics);
@@ -114,6 +116,27 @@ TEST(TraceDb, RoundTripsRunBenchRunsKernelsAndCounters) {
   EXPECT_EQ(rows_of("strata_kernel_graphs"), 10);
   EXPECT_EQ(rows_of("NVTX_EVENTS"), 0);
   EXPECT_EQ(rows_of("strata_cpu_samples"), 0);
+}
+
+// strata_bench_runs gained its fault columns within schema v2: a file
+// written before has none, and its runs read back without faults.
+TEST(TraceDb, BenchRunsFromBeforeTheFaultColumnsReadWithoutFaults) {
+  TempDir dir;
+  std::string path = dir.file("t.sqlite");
+  testing::write_sample_trace(path, 1);
+  testing::make_sqlite(path,
+                       "ALTER TABLE strata_bench_runs DROP COLUMN minor_faults;"
+                       "ALTER TABLE strata_bench_runs DROP COLUMN major_faults;");
+  auto reader = TraceReader::open(path);
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  auto bench = reader->bench_runs();
+  ASSERT_TRUE(bench.ok()) << bench.error().message;
+  ASSERT_EQ(bench->size(), testing::sample_bench_runs().size());
+  for (const BenchRun& run : *bench) {
+    EXPECT_FALSE(run.minor_faults.has_value());
+    EXPECT_FALSE(run.major_faults.has_value());
+    EXPECT_GT(run.wall_ns, 0);
+  }
 }
 
 TEST(TraceDb, MetadataNamesStrataAndTheMirroredNsysSchema) {

@@ -318,6 +318,7 @@ BuiltProfile build_profile(const sampler::RawProfile& raw, const BuildOptions& o
   profile.rate_hz = raw.frequency_hz;
   profile.wall_ns = raw.end_ns - raw.start_ns;
   profile.cpu_ns = raw.user_ns + raw.sys_ns;
+  profile.minor_faults = raw.minor_faults;
   profile.lost_samples = raw.counters.lost_samples;
   profile.throttles = raw.counters.throttle_events;
   built.counters.python_read_failures = raw.counters.python_read_failures;
