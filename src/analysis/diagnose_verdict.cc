@@ -66,7 +66,8 @@ void judge_host(DiagnoseVerdict& v) {
   std::string hottest;
   if (v.cpu && !v.cpu->hottest.empty()) {
     const SelfShare& h = v.cpu->hottest.front();
-    hottest = fmt::format("{} ({:.1f} % of samples, self)", h.label, 100 * h.share);
+    hottest = fmt::format("{} ({:.1f} % of samples{}, self)", h.label, 100 * h.share,
+                          v.cpu->hottest_after_startup ? " after start-up" : "");
   }
   if (off_cpu >= v.thresholds.min_share && off_cpu > std::min(on_cpu, 1.0)) {
     // Wall and CPU time cannot tell a wait the program chose from one for a
@@ -134,8 +135,18 @@ CpuFacts cpu_facts(const Profile& native) {
   const Profile working = without_idle(native);
   std::optional<Profile> python = python_view(working);
   const Profile& profile = python ? *python : working;
-  // Names as the CPU table prints them (std::string, not its expansion).
-  f.hottest = top_self_shares(with_short_names(profile), 3);
+  // Names as the CPU table prints them (std::string, not its expansion). A
+  // Python program's hottest functions are its work's: start-up (imports,
+  // the interpreter's own) is reported apart, as the rules leave it out, or
+  // `import torch`'s extension loading would be the "function to fix".
+  Profile work = with_short_names(profile);
+  if (python) {
+    std::erase_if(work.samples, [&](const Sample& s) {
+      return python_startup_part(work, s) != PythonStartup::kNone;
+    });
+    f.hottest_after_startup = true;
+  }
+  f.hottest = top_self_shares(work, 3);
   if (python) {
     ImportTable imports = python_imports(*python);
     f.import_ns = imports.import_ns;

@@ -67,6 +67,9 @@ std::optional<RecordedRunFacts> recorded_run_facts(const Profile& recorded,
 struct CpuFacts {
   uint64_t samples = 0;
   std::vector<SelfShare> hottest;  // at most 3, by self share
+  // A Python program's hottest are of the samples after start-up (imports
+  // and the interpreter's own left out), their shares of those samples.
+  bool hottest_after_startup = false;
   // Python start-up: time under imports (python -X importtime's figure, from
   // the samples) and the heaviest modules the main script imported.
   int64_t import_ns = 0;

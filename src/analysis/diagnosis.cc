@@ -209,25 +209,13 @@ std::vector<bool> cpu_startup(const Profile& p, const Diagnosis& d, bool python,
     const Sample& s = p.samples[i];
     const int64_t w = sample_weight_ns(p, s);
     if (python) {
-      int modules = 0;
-      bool loading = false, interpreter = false;
-      for (FrameId id : s.stack) {
-        if (id >= p.frames.size()) continue;
-        const Frame& f = p.frames.at(id);
-        // The view's root for the interpreter running without Python code
-        // (python_view.h); a native thread's samples have no such root.
-        interpreter = interpreter || (f.function == "interpreter: no Python frame" &&
-                                      f.module.empty() && f.file.empty());
-        modules += is_python_frame(f) && f.function == "<module>";
-        loading = loading || (is_python_frame(f) && f.function == "_find_and_load");
-      }
-      // The main script is the outermost <module>; any other is an import.
-      if (loading || modules >= 2) {
+      const PythonStartup part = python_startup_part(p, s);
+      if (part == PythonStartup::kImport) {
         out[i] = true;
         startup.imports_ns += w;
         continue;
       }
-      if (interpreter) {
+      if (part == PythonStartup::kInterpreter) {
         out[i] = true;
         startup.interpreter_ns += w;
         continue;

@@ -88,6 +88,24 @@ std::string module_name_of(const std::string& file) {
   return name;
 }
 
+PythonStartup python_startup_part(const Profile& view, const Sample& sample) {
+  int modules = 0;
+  bool loading = false, interpreter = false;
+  for (FrameId id : sample.stack) {
+    if (id >= view.frames.size()) continue;
+    const Frame& f = view.frames.at(id);
+    // The view's root for the interpreter running without Python code
+    // (python_view.h); a native thread's samples have no such root.
+    interpreter = interpreter || (f.function == "interpreter: no Python frame" &&
+                                  f.module.empty() && f.file.empty());
+    modules += is_python_frame(f) && f.function == "<module>";
+    loading = loading || (is_python_frame(f) && f.function == "_find_and_load");
+  }
+  // The main script is the outermost <module>; any other is an import.
+  if (loading || modules >= 2) return PythonStartup::kImport;
+  return interpreter ? PythonStartup::kInterpreter : PythonStartup::kNone;
+}
+
 ImportTable python_imports(const Profile& view) {
   ImportTable table;
   Node root;

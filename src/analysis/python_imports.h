@@ -51,6 +51,14 @@ struct ImportTable {
 
 ImportTable python_imports(const Profile& view);
 
+// Which part of a Python program's start-up a sample of its view is in: an
+// import (importlib's _find_and_load, or a <module> below the main
+// script's), the interpreter running without Python code (the view's
+// "{interpreter: no Python frame}" root: its start-up and shutdown), or
+// neither. diagnose reports these apart from the work (analysis/diagnosis.h).
+enum class PythonStartup { kNone, kImport, kInterpreter };
+PythonStartup python_startup_part(const Profile& view, const Sample& sample);
+
 // The dotted module name a source path stands for.
 std::string module_name_of(const std::string& file);
 

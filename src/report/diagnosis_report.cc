@@ -250,7 +250,8 @@ std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& s
       hot +=
           (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
     }
-    out += fmt::format("CPU: {} samples; hottest (self): {}\n", v.cpu->samples, hot);
+    out += fmt::format("CPU: {} samples; hottest{} (self): {}\n", v.cpu->samples,
+                       v.cpu->hottest_after_startup ? " after start-up" : "", hot);
   }
   out += "Layers:\n";
   for (const auto& l : v.layers) out += layer_line(l) + "\n";
@@ -351,7 +352,9 @@ std::string render_json(const analysis::DiagnoseVerdict& v, const std::string& s
     for (const auto& h : v.cpu->hottest) {
       hot.push_back({{"function", h.label}, {"self_share", h.share}});
     }
-    o["cpu"] = {{"samples", v.cpu->samples}, {"hottest", hot}};
+    o["cpu"] = {{"samples", v.cpu->samples},
+                {"hottest", hot},
+                {"hottest_after_startup", v.cpu->hottest_after_startup}};
   } else {
     o["cpu"] = nullptr;
   }
@@ -403,7 +406,8 @@ GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& 
       hot +=
           (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
     }
-    r.header.push_back(fmt::format("CPU: {} samples; hottest (self): {}", v.cpu->samples, hot));
+    r.header.push_back(fmt::format("CPU: {} samples; hottest{} (self): {}", v.cpu->samples,
+                                   v.cpu->hottest_after_startup ? " after start-up" : "", hot));
   }
   if (v.gpu) add_header(*v.gpu, r);  // the work window, idle breakdown and CUDA start-up
   for (const auto& l : v.layers) {

@@ -79,6 +79,41 @@ TEST(DiagnoseVerdict, PageFaultsOfTheBaselineAndTheRecordedRun) {
   EXPECT_EQ(f->minor_faults, 127'363);
 }
 
+// A Python program's hottest function is its work's, not start-up's: an
+// import that holds most samples (`import torch` loading its extensions)
+// is left out, and the shares are of the samples after start-up.
+TEST(DiagnoseVerdict, PythonHottestFunctionsAreOfTheWorkAfterStartup) {
+  Profile p;
+  p.mode = ProfileMode::kPerfEvent;
+  p.rate_hz = 1000;
+  auto py = [&](const std::string& function, const std::string& file) {
+    return p.frames.intern({function, file, 1, "[perf-1.map]", 0, false});
+  };
+  const FrameId main_f = py("<module>", "/app/main.py");
+  const FrameId load = py("_find_and_load", "<frozen importlib._bootstrap>");
+  const FrameId torch_init = py("<module>", "/venv/lib/python3.12/site-packages/torch/__init__.py");
+  const FrameId work = py("train_step", "/app/main.py");
+  const FrameId other = py("log", "/app/main.py");
+  for (int i = 0; i < 100; ++i) {
+    Sample s;
+    s.pid = s.tid = 1;
+    s.time_ns = i * 1'000'000;
+    s.weight_ns = 1'000'000;
+    s.stack = i < 60   ? std::vector<FrameId>{torch_init, load, main_f}
+              : i < 90 ? std::vector<FrameId>{work, main_f}
+                       : std::vector<FrameId>{other, main_f};
+    p.samples.push_back(std::move(s));
+  }
+  const CpuFacts f = cpu_facts(p);
+  EXPECT_EQ(f.samples, 100u);
+  EXPECT_TRUE(f.hottest_after_startup);
+  ASSERT_FALSE(f.hottest.empty());
+  EXPECT_NE(f.hottest.front().label.find("train_step"), std::string::npos)
+      << f.hottest.front().label;
+  EXPECT_NEAR(f.hottest.front().share, 0.75, 1e-9);  // 30 of the 40 samples after start-up
+  EXPECT_EQ(f.import_ns, 60'000'000);
+}
+
 TEST(DiagnoseVerdict, OnCpuProgramIsExplainedByTheCpu) {
   VerdictInput in;
   in.bench = {run(100, 98), run(102, 99)};

@@ -79,6 +79,21 @@ TEST_F(PythonImportsTest, SiblingsByCumulativeTimeLargestFirst) {
   EXPECT_EQ(t.rows[1].module, "a");
 }
 
+// What diagnose leaves out of the work: imports (under _find_and_load, or a
+// <module> below the main script's) and the interpreter's own samples.
+TEST_F(PythonImportsTest, StartupPartsOfASample) {
+  const FrameId no_python = profile_.frames.intern({"interpreter: no Python frame", "", 0, "", 0});
+  sample({a_, exec_, load_, main_});
+  sample({a_, main_});  // a <module> below the main script's, its loader frames elided
+  sample({no_python});
+  sample({work_, main_});
+  ASSERT_EQ(profile_.samples.size(), 4u);
+  EXPECT_EQ(python_startup_part(profile_, profile_.samples[0]), PythonStartup::kImport);
+  EXPECT_EQ(python_startup_part(profile_, profile_.samples[1]), PythonStartup::kImport);
+  EXPECT_EQ(python_startup_part(profile_, profile_.samples[2]), PythonStartup::kInterpreter);
+  EXPECT_EQ(python_startup_part(profile_, profile_.samples[3]), PythonStartup::kNone);
+}
+
 TEST_F(PythonImportsTest, TheMainScriptIsNoImport) {
   sample({work_, main_});
   ImportTable t = python_imports(profile_);
