@@ -78,9 +78,9 @@ def steady_heap():
     0.8-1.7 s in the kernel, 2.2-4.7 s in all, against 1,500-19,000 faults and about
     1 s; which runs did followed what the process had loaded before the loop. With
     these thresholds fixed, none of 96 did. That mode is the allocator's, not the
-    planted cause: a workload that allocates so
-    pins it in both variants, so that the saving and strata diagnose's bound are of
-    the cause alone (docs/PERFORMANCE.md, "A loop's speed chosen by glibc's heap").
+    planted cause: a workload that allocates so pins it in both variants, so that the
+    saving and strata diagnose's bound are of the cause alone (docs/PERFORMANCE.md,
+    "A loop's speed chosen by glibc's heap").
     PLANTED_DEFAULT_HEAP=1 leaves glibc's defaults, to see the two modes.
     """
     if os.environ.get("PLANTED_DEFAULT_HEAP") == "1":
