@@ -206,6 +206,19 @@ std::optional<std::string> recorded_line(const analysis::DiagnoseVerdict& v) {
   return line;
 }
 
+// "CPU: 3834 samples; hottest after start-up (self): f 72.3 %, g 9.6 %":
+// the recorded run's hottest functions, for the text and the HTML page.
+std::optional<std::string> cpu_line(const analysis::DiagnoseVerdict& v) {
+  if (!v.cpu || v.cpu->hottest.empty()) return std::nullopt;
+  std::string hot;
+  for (const auto& h : v.cpu->hottest) {
+    hot +=
+        (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
+  }
+  return fmt::format("CPU: {} samples; hottest{} (self): {}", v.cpu->samples,
+                     v.cpu->hottest_after_startup ? " after start-up" : "", hot);
+}
+
 std::vector<std::string> startup_lines(const analysis::DiagnoseVerdict& v) {
   std::vector<std::string> lines;
   if (v.cpu && v.cpu->import_ns > 0) {
@@ -244,15 +257,7 @@ std::string render_text(const analysis::DiagnoseVerdict& v, const std::string& s
                        v.range_span->instances == 1 ? "" : "s",
                        short_duration(v.range_span->end - v.range_span->start));
   }
-  if (v.cpu && !v.cpu->hottest.empty()) {
-    std::string hot;
-    for (const auto& h : v.cpu->hottest) {
-      hot +=
-          (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
-    }
-    out += fmt::format("CPU: {} samples; hottest{} (self): {}\n", v.cpu->samples,
-                       v.cpu->hottest_after_startup ? " after start-up" : "", hot);
-  }
+  if (auto cpu = cpu_line(v)) out += *cpu + "\n";
   out += "Layers:\n";
   for (const auto& l : v.layers) out += layer_line(l) + "\n";
   if (v.budget_s) out += fmt::format("  (budget {:g} s)\n", *v.budget_s);
@@ -400,15 +405,7 @@ GpuReport verdict_report(const analysis::DiagnoseVerdict& v, const std::string& 
   r.header.push_back(baseline_line(v.baseline));
   if (auto recorded = recorded_line(v)) r.header.push_back(*recorded);
   for (const auto& line : startup_lines(v)) r.header.push_back(line);
-  if (v.cpu && !v.cpu->hottest.empty()) {
-    std::string hot;
-    for (const auto& h : v.cpu->hottest) {
-      hot +=
-          (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
-    }
-    r.header.push_back(fmt::format("CPU: {} samples; hottest{} (self): {}", v.cpu->samples,
-                                   v.cpu->hottest_after_startup ? " after start-up" : "", hot));
-  }
+  if (auto cpu = cpu_line(v)) r.header.push_back(*cpu);
   if (v.gpu) add_header(*v.gpu, r);  // the work window, idle breakdown and CUDA start-up
   for (const auto& l : v.layers) {
     r.header.push_back(
