@@ -8,6 +8,9 @@
 namespace strata::analysis {
 namespace {
 
+// bench_quantities' built-in quantities come first; the metrics follow.
+constexpr size_t kFirstMetric = 5;
+
 std::optional<double> quantity_of(const store::BenchRun& run, size_t index,
                                   std::span<const std::string> metric_keys) {
   constexpr double kNsPerMs = 1e6;
@@ -20,10 +23,13 @@ std::optional<double> quantity_of(const store::BenchRun& run, size_t index,
       return static_cast<double>(run.sys_ns) / kNsPerMs;
     case 3:
       return static_cast<double>(run.max_rss_kb) / 1024.0;
+    case 4:
+      if (!run.minor_faults) return std::nullopt;
+      return static_cast<double>(*run.minor_faults);
     default:
       break;
   }
-  const std::string& key = metric_keys[index - 4];
+  const std::string& key = metric_keys[index - kFirstMetric];
   // The last value printed wins, as a program may print progress first.
   for (auto it = run.metrics.rbegin(); it != run.metrics.rend(); ++it) {
     if (it->first == key) return it->second;
@@ -38,7 +44,11 @@ bool succeeded(const store::BenchRun& run) {
 }  // namespace
 
 std::vector<Quantity> bench_quantities(std::span<const std::string> metric_keys) {
-  std::vector<Quantity> out = {{"wall", "ms"}, {"user", "ms"}, {"sys", "ms"}, {"peak RSS", "MiB"}};
+  std::vector<Quantity> out = {{"wall", "ms"},
+                               {"user", "ms"},
+                               {"sys", "ms"},
+                               {"peak RSS", "MiB"},
+                               {"page faults", "count", /*left_out_when_absent=*/true}};
   for (const auto& key : metric_keys) out.push_back({key, ""});
   return out;
 }
@@ -79,7 +89,7 @@ BenchSummary summarize_bench(std::span<const store::BenchRun> runs,
     measured[li].push_back(&r);
     if (succeeded(r)) {
       for (size_t k = 0; k < metric_keys.size(); ++k) {
-        if (!quantity_of(r, 4 + k, metric_keys)) {
+        if (!quantity_of(r, kFirstMetric + k, metric_keys)) {
           out.missing_metrics.push_back({r.label, r.iteration, metric_keys[k]});
         }
       }

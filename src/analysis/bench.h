@@ -14,11 +14,15 @@
 
 namespace strata::analysis {
 
-// One measured quantity of a run: wall/user/sys in ms, peak RSS in MiB, or a
-// KEY=VALUE metric the program printed.
+// One measured quantity of a run: wall/user/sys in ms, peak RSS in MiB, the
+// page faults (perf stat's page-faults: ru_minflt, faults served without
+// I/O), or a KEY=VALUE metric the program printed.
 struct Quantity {
-  std::string name;  // "wall", "user", "sys", "peak RSS", or the metric key
-  std::string unit;  // "ms", "MiB", or "" for metrics
+  std::string name;  // "wall", "user", "sys", "peak RSS", "page faults", or the metric key
+  std::string unit;  // "ms", "MiB", "count", or "" for metrics
+  // Traces recorded before strata stored page faults have none: reports leave
+  // such a quantity out rather than print a row of dashes.
+  bool left_out_when_absent = false;
 };
 
 struct CommandSummary {
@@ -59,8 +63,8 @@ struct BenchSummary {
   std::vector<MissingMetric> missing_metrics;  // successful measured runs lacking a --metric
 };
 
-// The quantities summarize_bench reports, in its order: wall, user, sys and
-// peak RSS, then one per metric key.
+// The quantities summarize_bench reports, in its order: wall, user, sys, peak
+// RSS and page faults, then one per metric key.
 std::vector<Quantity> bench_quantities(std::span<const std::string> metric_keys);
 
 // The values of quantity `index` (into bench_quantities) over the measured

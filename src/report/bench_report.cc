@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -12,6 +13,17 @@ namespace {
 // Milliseconds and MiB read well with 3 decimals; metrics keep what the
 // program printed, so they get up to 3 too.
 constexpr int kDecimals = 3;
+
+int decimals_of(const analysis::Quantity& q) {
+  return q.unit == "count" ? 0 : kDecimals;
+}
+
+// A quantity no run recorded (page faults in an older trace) gets no row.
+bool recorded_by_none(const analysis::BenchSummary& s, size_t q) {
+  if (!s.quantities[q].left_out_when_absent) return false;
+  return std::none_of(s.commands.begin(), s.commands.end(),
+                      [&](const auto& cmd) { return cmd.values[q].has_value(); });
+}
 
 std::string termination(const analysis::Failure& f) {
   if (f.signal) {
@@ -31,14 +43,16 @@ Table bench_values_table(const analysis::BenchSummary& s) {
                {"Max", Align::kRight}};
   for (const auto& cmd : s.commands) {
     for (size_t q = 0; q < s.quantities.size(); ++q) {
+      if (recorded_by_none(s, q)) continue;
       const auto& v = cmd.values[q];
+      const int decimals = decimals_of(s.quantities[q]);
       std::vector<Cell> row = {text_cell(cmd.label), text_cell(s.quantities[q].name),
                                text_cell(s.quantities[q].unit)};
       if (v) {
         row.push_back(number_cell(static_cast<double>(v->count), 0));
-        row.push_back(number_cell(v->min, kDecimals));
-        row.push_back(number_cell(v->median, kDecimals));
-        row.push_back(number_cell(v->max, kDecimals));
+        row.push_back(number_cell(v->min, decimals));
+        row.push_back(number_cell(v->median, decimals));
+        row.push_back(number_cell(v->max, decimals));
       } else {
         row.push_back(number_cell(0, 0));
         for (int i = 0; i < 3; ++i) row.push_back(text_cell("-"));
@@ -57,6 +71,7 @@ Table bench_ratio_table(const analysis::BenchSummary& s) {
                {"Min", Align::kRight},
                {"Max", Align::kRight}};
   for (size_t q = 0; q < s.ratios.size(); ++q) {
+    if (recorded_by_none(s, q)) continue;
     const auto& r = s.ratios[q];
     std::vector<Cell> row = {text_cell(s.quantities[q].name)};
     if (r) {

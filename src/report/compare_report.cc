@@ -408,14 +408,15 @@ Table compare_wall_table(const analysis::WallComparison& wall) {
                {ci + " High"},
                {"p"}};
   for (const auto& q : wall.quantities) {
+    const int decimals = q.unit == "count" ? 0 : 3;  // page faults are whole
     std::vector<Cell> row = {text_cell(q.name),
                              text_cell(q.unit),
                              number_cell(static_cast<double>(q.a.count), 0),
                              number_cell(static_cast<double>(q.b.count), 0),
-                             number_cell(q.a.median, 3),
-                             number_cell(q.b.median, 3),
-                             number_cell(q.a.mean, 3),
-                             number_cell(q.b.mean, 3)};
+                             number_cell(q.a.median, decimals),
+                             number_cell(q.b.median, decimals),
+                             number_cell(q.a.mean, decimals),
+                             number_cell(q.b.mean, decimals)};
     row.push_back(q.ratio ? ratio_cell(*q.ratio) : text_cell("-"));
     if (q.test) {
       row.push_back(ratio_cell(q.test->ci_low));

@@ -40,7 +40,7 @@ TEST(SummarizeBench, RatioIsPerPair) {
   std::vector<store::BenchRun> runs = {run("A", 0, 20), run("B", 0, 10), run("A", 1, 40),
                                        run("B", 1, 10), run("A", 2, 30), run("B", 2, 10)};
   auto s = summarize_bench(runs, {});
-  ASSERT_EQ(s.ratios.size(), 4u);
+  ASSERT_EQ(s.ratios.size(), 5u);  // wall, user, sys, peak RSS, page faults
   ASSERT_TRUE(s.ratios[0]);
   EXPECT_EQ(s.ratios[0]->pairs, 3u);
   EXPECT_DOUBLE_EQ(s.ratios[0]->median, 3);
@@ -75,13 +75,34 @@ TEST(SummarizeBench, MetricsUseTheLastValueAndReportMissingOnes) {
   std::vector<store::BenchRun> runs = {a0, a1, a2};
   std::vector<std::string> keys = {"elapsed_ms"};
   auto s = summarize_bench(runs, keys);
-  ASSERT_EQ(s.quantities.size(), 5u);
-  EXPECT_EQ(s.quantities[4].name, "elapsed_ms");
-  ASSERT_TRUE(s.commands[0].values[4]);
-  EXPECT_EQ(s.commands[0].values[4]->count, 2u);
-  EXPECT_DOUBLE_EQ(s.commands[0].values[4]->median, 65);
+  ASSERT_EQ(s.quantities.size(), 6u);
+  EXPECT_EQ(s.quantities[5].name, "elapsed_ms");
+  ASSERT_TRUE(s.commands[0].values[5]);
+  EXPECT_EQ(s.commands[0].values[5]->count, 2u);
+  EXPECT_DOUBLE_EQ(s.commands[0].values[5]->median, 65);
   ASSERT_EQ(s.missing_metrics.size(), 1u);
   EXPECT_EQ(s.missing_metrics[0].iteration, 1);
+}
+
+TEST(SummarizeBench, PageFaultsAreAQuantityWhereRecorded) {
+  auto a0 = run("A", 0, 10);
+  a0.minor_faults = 12'000;
+  auto a1 = run("A", 1, 30);
+  a1.minor_faults = 240'000;  // glibc's faulting heap mode: the slow run faults 20x
+  auto a2 = run("A", 2, 11);
+  a2.minor_faults = 13'000;
+  auto old = run("B", 0, 10);  // a trace from before faults were stored
+  std::vector<store::BenchRun> runs = {a0, a1, a2, old};
+  auto s = summarize_bench(runs, {});
+  ASSERT_GE(s.quantities.size(), 5u);
+  EXPECT_EQ(s.quantities[4].name, "page faults");
+  EXPECT_EQ(s.quantities[4].unit, "count");
+  EXPECT_TRUE(s.quantities[4].left_out_when_absent);
+  ASSERT_TRUE(s.commands[0].values[4]);
+  EXPECT_EQ(s.commands[0].values[4]->count, 3u);
+  EXPECT_DOUBLE_EQ(s.commands[0].values[4]->median, 13'000);
+  EXPECT_DOUBLE_EQ(s.commands[0].values[4]->max, 240'000);
+  EXPECT_FALSE(s.commands[1].values[4]);  // B's run has none: no value, not 0
 }
 
 TEST(FindMetric, ReadsTheSeedsOutputLine) {

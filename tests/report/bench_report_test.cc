@@ -7,7 +7,7 @@
 namespace strata::report {
 namespace {
 
-analysis::BenchSummary two_command_summary() {
+analysis::BenchSummary two_command_summary(bool with_faults = false) {
   std::vector<store::BenchRun> runs;
   for (int i = 0; i < 3; ++i) {
     for (auto [label, ms] : {std::pair{"A", 30.0}, std::pair{"B", 10.0}}) {
@@ -18,6 +18,7 @@ analysis::BenchSummary two_command_summary() {
       r.wall_ns = static_cast<int64_t>((ms + i) * 1e6);
       r.exit_status = 0;
       r.metrics = {{"elapsed_ms", ms}};
+      if (with_faults) r.minor_faults = label == std::string("A") ? 24'000 + i : 12'000;
       runs.push_back(r);
     }
   }
@@ -36,6 +37,17 @@ TEST(BenchReport, TableShowsCommandsRatiosAndFailures) {
   EXPECT_NE(out.find("A/B ratio per pair"), std::string::npos);
   EXPECT_NE(out.find("3.000x"), std::string::npos) << out;  // elapsed_ms 30 / 10
   EXPECT_NE(out.find("B run 4: exited with status 2"), std::string::npos) << out;
+}
+
+TEST(BenchReport, PageFaultsAreWholeCountsAndOnlyWhereRecorded) {
+  std::string with = render_bench(two_command_summary(true), {3, 1}, Format::kTable);
+  EXPECT_NE(with.find("page faults"), std::string::npos) << with;
+  EXPECT_NE(with.find("24001"), std::string::npos) << with;  // A's median, no decimals
+  EXPECT_EQ(with.find("24001.000"), std::string::npos) << with;
+  EXPECT_NE(with.find("2.000x"), std::string::npos) << with;  // 24001 / 12000, per pair
+  std::string without = render_bench(two_command_summary(false), {3, 1}, Format::kTable);
+  EXPECT_EQ(without.find("page faults"), std::string::npos) << without;
+  EXPECT_NE(without.find("peak RSS"), std::string::npos) << without;
 }
 
 TEST(BenchReport, JsonCarriesTheSameFacts) {

@@ -29,7 +29,7 @@ TEST(RecordedBench, KeysInFirstSeenOrderAndTheCountsOfA) {
   EXPECT_EQ(b.warmups, 1u);
   std::vector<std::string> names;
   for (const auto& q : b.summary.quantities) names.push_back(q.name);
-  // wall, user, sys, peak RSS, then the metrics as first seen.
+  // wall, user, sys, peak RSS, page faults, then the metrics as first seen.
   ASSERT_GE(names.size(), 3u);
   EXPECT_EQ(std::vector<std::string>(names.end() - 3, names.end()),
             (std::vector<std::string>{"loss", "elapsed_ms", "tokens"}));
