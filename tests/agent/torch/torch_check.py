@@ -242,6 +242,22 @@ def check_notorch(args):
     markers = glob.glob(os.path.join(args.work, "python-notorch-*"))
     check(len(markers) == 1, "one python-notorch marker expected: %s" % markers)
     check(not glob.glob(os.path.join(args.work, "torch-*.bin")), "no torch spool expected")
+    # The hook shadows the program's own sitecustomize (a venv's, the distribution's): it must
+    # still run, once, after the hook installed itself.
+    own = os.path.join(args.work + "-own-site")
+    shutil.rmtree(own, ignore_errors=True)
+    os.makedirs(own)
+    with open(os.path.join(own, "sitecustomize.py"), "w") as f:
+        f.write("import os, sys\n"
+                "open(os.path.join(os.path.dirname(__file__), 'ran-%d' % os.getpid()), 'w').close()\n"
+                "print('own sitecustomize: %s' % __name__, file=sys.stderr)\n")
+    proc = run(args, "notorch.py", env_extra={"PYTHONPATH": args.hook + os.pathsep + own})
+    check(proc.stdout.strip() == "45", "the program's output changed: %r" % proc.stdout)
+    ran = glob.glob(os.path.join(own, "ran-*"))
+    check(len(ran) == 1, "the program's own sitecustomize should run once: %s" % ran)
+    check("own sitecustomize: sitecustomize" in proc.stderr,
+          "the program's sitecustomize should run as module sitecustomize: %r" % proc.stderr)
+    shutil.rmtree(own, ignore_errors=True)
 
 
 def check_version(args):

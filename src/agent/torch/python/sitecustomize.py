@@ -20,12 +20,18 @@ def _chain_sitecustomize():
     """Runs the sitecustomize this one shadows (a venv's, the program's, the distribution's)."""
     here = os.path.dirname(os.path.abspath(__file__))
     import importlib.machinery
-    import importlib.util
+    try:
+        # importlib.util's own function, without importlib.util: that module
+        # imports contextlib, collections and functools, ~5 ms at the start
+        # of every Python process of a program that never needs them.
+        from importlib._bootstrap import module_from_spec
+    except ImportError:
+        from importlib.util import module_from_spec
     path = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
     if spec is None or spec.loader is None:
         return
-    module = importlib.util.module_from_spec(spec)
+    module = module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
     except Exception as e:  # as site.py does for a failing sitecustomize
