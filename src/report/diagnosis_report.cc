@@ -7,6 +7,7 @@
 
 #include "analysis/diagnose_thresholds.h"
 #include "common/strings.h"
+#include "report/table.h"
 
 namespace strata::report {
 namespace {
@@ -210,10 +211,15 @@ std::optional<std::string> recorded_line(const analysis::DiagnoseVerdict& v) {
 // the recorded run's hottest functions, for the text and the HTML page.
 std::optional<std::string> cpu_line(const analysis::DiagnoseVerdict& v) {
   if (!v.cpu || v.cpu->hottest.empty()) return std::nullopt;
+  // A name the demangler cannot read (a lambda deep in libtorch's templates
+  // runs to 300 characters) is cut, so that the line shows all three; the
+  // JSON and `strata report` keep it whole.
+  constexpr size_t kLabelColumns = 120;
   std::string hot;
   for (const auto& h : v.cpu->hottest) {
     hot +=
-        (hot.empty() ? "" : ", ") + fmt::format("{} {:.1f} %", printable(h.label), 100 * h.share);
+        (hot.empty() ? "" : ", ") +
+        fmt::format("{} {:.1f} %", fit_columns(printable(h.label), kLabelColumns), 100 * h.share);
   }
   return fmt::format("CPU: {} samples; hottest{} (self): {}", v.cpu->samples,
                      v.cpu->hottest_after_startup ? " after start-up" : "", hot);
