@@ -1,8 +1,8 @@
 // `strata bench`: the baseline step. Runs a command (and with --vs a second
 // one, interleaved A B A B ...) several times after warm-ups, measures wall,
-// user and sys time, peak RSS and page faults from wait4, collects KEY=VALUE metrics the
-// program prints, reports min/median/max and per-pair A/B ratios, and stores
-// every run in the trace database.
+// user and sys time, peak RSS and page faults from wait4, collects KEY=VALUE
+// metrics the program prints, reports min/median/max and per-pair A/B ratios,
+// and stores every run in the trace database.
 #include "analysis/bench.h"
 
 #include <CLI/CLI.hpp>

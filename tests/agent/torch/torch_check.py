@@ -244,7 +244,7 @@ def check_notorch(args):
     check(not glob.glob(os.path.join(args.work, "torch-*.bin")), "no torch spool expected")
     # The hook shadows the program's own sitecustomize (a venv's, the distribution's): it must
     # still run, once, after the hook installed itself.
-    own = os.path.join(args.work + "-own-site")
+    own = args.work + "-own-site"
     shutil.rmtree(own, ignore_errors=True)
     os.makedirs(own)
     with open(os.path.join(own, "sitecustomize.py"), "w") as f:
