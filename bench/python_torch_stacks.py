@@ -67,7 +67,8 @@ def main():
         with open(os.path.join(out, name), "w") as f:
             subprocess.run([strata, "report", os.path.join(out, "t-16384.sqlite"), "--wide",
                             "--limit", "40"] + flags, stdout=f, stderr=subprocess.STDOUT)
-    print(f"{' '.join(target[1:])}, {rounds} rounds; bare wall median "
+    shown = [os.path.relpath(PROGRAM, os.path.join(HERE, ".."))] + target[2:]  # no checkout path
+    print(f"{' '.join(shown)}, {rounds} rounds; bare wall median "
           f"{statistics.median(bare):.3f} s")
     print(f"{'stack size':>10} {'wall/bare':>9} {'cut stacks':>10} {'Python cut':>10} "
           f"{'samples':>8}")
