@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "analysis/python_view.h"
@@ -16,9 +17,37 @@
 #include "import/cpu/store_profile.h"
 #include "import/inprocess_sampling.h"
 #include "sampler/python_stack.h"
+#include "symbolize/proc_maps.h"
 #include "symbolize/python_runtime.h"
 
 namespace strata::cli {
+namespace {
+
+std::optional<sampler::PythonRuntime> python_runtime_of_file(const std::string& path,
+                                                             uint64_t start, uint64_t pgoff) {
+  auto found = symbolize::find_python_runtime(path, start, pgoff);
+  if (!found) return std::nullopt;
+  return sampler::PythonRuntime{found->address, found->major, found->minor, found->problem};
+}
+
+// The interpreter in a live process's executable mappings (those the
+// sampler's MMAP records show), one whose frames can be read first.
+std::optional<sampler::PythonRuntime> python_runtime_of_process(uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::optional<sampler::PythonRuntime> with_problem;
+  for (const symbolize::MapsLine& line : symbolize::parse_proc_maps(text.str())) {
+    if (line.path.empty() || !line.executable()) continue;
+    auto runtime = python_runtime_of_file(line.path, line.start, line.pgoff);
+    if (!runtime) continue;
+    if (runtime->problem.empty() && runtime->address != 0) return runtime;
+    if (!with_problem) with_problem = runtime;
+  }
+  return with_problem;
+}
+
+}  // namespace
 
 void add_sampling_flags(CLI::App* sub, SamplingFlags& flags) {
   sub->add_option("-F,--frequency", flags.frequency, "Samples per second per busy thread")
@@ -86,11 +115,10 @@ Result<sampler::SamplerOptions> sampler_options(const SamplingFlags& flags) {
   }
   so.frequency_hz = flags.frequency;
   so.stack_bytes = flags.stack_bytes;
-  so.find_python_runtime = [](const sampler::Mapping& m) -> std::optional<sampler::PythonRuntime> {
-    auto found = symbolize::find_python_runtime(m.filename, m.addr, m.pgoff);
-    if (!found) return std::nullopt;
-    return sampler::PythonRuntime{found->address, found->major, found->minor, found->problem};
+  so.find_python_runtime = [](const sampler::Mapping& m) {
+    return python_runtime_of_file(m.filename, m.addr, m.pgoff);
   };
+  so.find_python_runtime_of_process = python_runtime_of_process;
   if (!flags.mmap_pages.empty()) {
     STRATA_ASSIGN_OR_RETURN(
         so.ring_data_pages,

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace strata {
 
@@ -135,6 +136,11 @@ std::string escape_json_del(std::string json) {
     }
   }
   return out;
+}
+
+std::string errno_text(int err) {
+  const char* name = strerrorname_np(err);
+  return std::string(std::strerror(err)) + (name ? std::string(" (") + name + ")" : "");
 }
 
 }  // namespace strata

@@ -38,4 +38,8 @@ std::string escape_json_del(std::string json);
 // spelling every message uses.
 std::string plural(long long n, std::string_view one, std::string_view many);
 
+// "Operation not permitted (EPERM)": strerror's text and the errno's name,
+// so that a message can be searched for either.
+std::string errno_text(int err);
+
 }  // namespace strata

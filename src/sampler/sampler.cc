@@ -27,6 +27,8 @@
 #include "common/clock.h"
 #include "common/process.h"
 #include "common/signal_forwarder.h"
+#include "common/strings.h"
+#include "sampler/profile_builder.h"
 
 namespace strata::sampler {
 
@@ -108,11 +110,6 @@ std::string read_small_file(const char* path) {
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
-}
-
-std::string errno_text(int err) {
-  const char* name = strerrorname_np(err);
-  return std::string(std::strerror(err)) + (name ? std::string(" (") + name + ")" : "");
 }
 
 long perf_event_open(perf_event_attr* attr, pid_t pid, int cpu) {
@@ -233,184 +230,6 @@ void note_foreign_perf_maps(RawProfile& profile) {
     }
   }
 }
-
-// One process's Python stack reader and where its code indexes go in the
-// profile's shared table.
-struct PythonProcessReader {
-  PythonProcessReader(pid_t pid, const PythonLayout& layout, const PythonRuntime& runtime)
-      : memory(pid), reader(layout, runtime.address, pthread_tid_offset()), runtime(runtime) {}
-  ProcessMemory memory;
-  PythonStackReader reader;
-  PythonRuntime runtime;
-  std::vector<uint32_t> global_code;  // reader's code index -> RawProfile::python_codes
-  bool refused = false;               // a read failed with EPERM/EACCES: not tried again
-};
-
-// Appends parsed records to a RawProfile, copying only the valid part of each
-// stack (dyn_size bytes), reads the Python stack of each sample of a process
-// that runs a CPython whose frames it can read, and records the uid of each
-// process it hears of while that process is alive. Threading: used by one
-// thread.
-class ProfileBuilder : public RecordSink {
- public:
-  ProfileBuilder(RawProfile& profile, const SamplerOptions& options)
-      : p_(profile), options_(options) {}
-
-  bool reads_python() const { return !python_.empty(); }
-
-  void on_sample(const SampleRecord& r) override {
-    note_process(r.where.pid);
-    Sample s;
-    s.ip = r.ip;
-    s.time = r.where.time;
-    s.period = r.period;
-    s.pid = r.where.pid;
-    s.tid = r.where.tid;
-    s.cpu = r.where.cpu;
-    if (r.regs_abi != 0 && r.regs.size() == p_.regs_per_sample && p_.regs_per_sample > 0) {
-      s.regs_abi = static_cast<uint32_t>(r.regs_abi);
-      s.regs_index = p_.regs.size() / p_.regs_per_sample;
-      p_.regs.insert(p_.regs.end(), r.regs.begin(), r.regs.end());
-    }
-    s.stack_offset = p_.stacks.size();
-    s.stack_size = static_cast<uint32_t>(r.stack.size());
-    p_.stacks.insert(p_.stacks.end(), r.stack.begin(), r.stack.end());
-    s.callchain_offset = p_.callchains.size();
-    for (uint64_t ip : r.callchain) {
-      // Context markers (PERF_CONTEXT_USER, ...) are not addresses.
-      if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;
-      p_.callchains.push_back(ip);
-    }
-    s.callchain_size = static_cast<uint32_t>(p_.callchains.size() - s.callchain_offset);
-    read_python_stack(s);
-    p_.samples.push_back(s);
-  }
-
-  void on_mmap(const MmapRecord& r) override {
-    Mapping m;
-    static_cast<MmapFields&>(m) = r;
-    m.time = r.where.time;
-    if (r.has_build_id && r.build_id) std::memcpy(m.build_id.data(), r.build_id, m.build_id.size());
-    m.filename = std::string(r.filename);
-    look_for_python(m);
-    p_.mmaps[r.pid].push_back(std::move(m));
-  }
-
-  void on_comm(const CommRecord& r) override {
-    note_process(r.pid);
-    if (r.exec) python_.erase(r.pid);  // a new program: its mappings will say again
-    p_.comms.push_back(Comm{r.where.time, r.pid, r.tid, r.exec, std::string(r.comm)});
-  }
-
-  void on_task(const TaskRecord& r) override {
-    if (r.fork) note_process(r.pid);
-    // A forked process (not a thread) has its parent's interpreter at the
-    // same addresses and gets no MMAP records for it.
-    if (r.fork && r.pid != r.ppid && !python_.count(r.pid)) {
-      if (auto parent = python_.find(r.ppid); parent != python_.end()) {
-        start_python(r.pid, parent->second->runtime);
-      }
-    }
-    p_.tasks.push_back(TaskEvent{r.fork, r.time, r.pid, r.ppid, r.tid, r.ptid});
-  }
-
-  void on_lost(const LostRecord& r) override {
-    if (!r.samples_only) p_.counters.lost_events++;
-    p_.counters.lost_samples += r.lost;
-  }
-
-  void on_throttle(const ThrottleRecord& r) override {
-    (r.throttle ? p_.counters.throttle_events : p_.counters.unthrottle_events)++;
-    p_.throttles.push_back(ThrottleEvent{r.throttle, r.time, r.where.cpu});
-  }
-
- private:
-  // One /proc read per process, the first time it is heard of.
-  void note_process(uint32_t pid) {
-    if (pid == 0 || pid == last_pid_) return;
-    last_pid_ = pid;
-    if (!seen_.insert(pid).second) return;
-    if (auto uid = process_fs_uid(static_cast<int>(pid))) p_.uids.emplace(pid, *uid);
-  }
-
-  void look_for_python(const Mapping& m) {
-    if (!options_.find_python_runtime || python_.count(m.pid)) return;
-    auto runtime = options_.find_python_runtime(m);
-    if (!runtime) return;
-    start_python(m.pid, *runtime);
-  }
-
-  void start_python(uint32_t pid, const PythonRuntime& runtime) {
-    auto& status = p_.python_processes[pid];
-    status.major = runtime.major;
-    status.minor = runtime.minor;
-    status.problem = runtime.problem;
-    const PythonLayout* layout = python_layout(runtime.major, runtime.minor);
-    if (!runtime.problem.empty() || runtime.address == 0) return;
-    if (layout == nullptr) {
-      status.problem = std::string("reading the frames of CPython ") +
-                       std::to_string(runtime.major) + "." + std::to_string(runtime.minor) +
-                       " from memory is not supported (strata reads " + python_layouts_known() +
-                       ")";
-      return;
-    }
-    if (layout->tstate_native_thread_id == 0 && !pthread_tid_offset()) {
-      status.problem = "the thread id inside glibc's struct pthread was not found";
-      return;
-    }
-    python_[pid] = std::make_unique<PythonProcessReader>(static_cast<pid_t>(pid), *layout, runtime);
-  }
-
-  void read_python_stack(Sample& s) {
-    if (python_.empty()) return;
-    auto it = python_.find(s.pid);
-    if (it == python_.end() || it->second->refused) return;
-    PythonProcessReader& proc = *it->second;
-    const int64_t start = monotonic_ns();
-    proc.memory.new_snapshot();
-    const PythonReadResult result = proc.reader.read(proc.memory, s.tid, &scratch_);
-    const int64_t end = monotonic_ns();
-    p_.counters.python_read_ns += static_cast<uint64_t>(end - start);
-    if (start > static_cast<int64_t>(s.time)) {
-      p_.counters.python_read_delay_ns += static_cast<uint64_t>(start) - s.time;
-    }
-    if (result == PythonReadResult::kNoThread) {
-      ++p_.counters.python_no_thread;
-    } else if (result == PythonReadResult::kReadFailed) {
-      ++p_.counters.python_read_failures;
-      const int err = proc.memory.last_errno();
-      if (err == EPERM || err == EACCES) {
-        proc.refused = true;
-        p_.python_processes[s.pid].problem =
-            "reading its memory was refused (process_vm_readv: " + errno_text(err) +
-            "): it needs ptrace access to the target (same user, kernel.yama.ptrace_scope <= 1, "
-            "or CAP_SYS_PTRACE)";
-      }
-      return;
-    }
-    if (result != PythonReadResult::kOk) return;
-    ++p_.counters.python_reads;
-    const auto& codes = proc.reader.codes();
-    while (proc.global_code.size() < codes.size()) {
-      proc.global_code.push_back(static_cast<uint32_t>(p_.python_codes.size()));
-      p_.python_codes.push_back(codes[proc.global_code.size() - 1]);
-    }
-    s.python_read = true;
-    s.python_offset = p_.python_frames.size();
-    s.python_size = static_cast<uint32_t>(scratch_.size());
-    for (PythonFrameRead f : scratch_) {
-      f.code = proc.global_code[f.code];
-      p_.python_frames.push_back(f);
-    }
-  }
-
-  RawProfile& p_;
-  const SamplerOptions& options_;
-  uint32_t last_pid_ = 0;
-  std::set<uint32_t> seen_;
-  std::map<uint32_t, std::unique_ptr<PythonProcessReader>> python_;
-  std::vector<PythonFrameRead> scratch_;
-};
 
 Error fail(SampleErrorKind* kind, SampleErrorKind k, std::string message) {
   if (kind) *kind = k;

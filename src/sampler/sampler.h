@@ -103,6 +103,11 @@ struct SamplerOptions {
   // process's mappings: called once per new file mapped executable; nullopt
   // for files that are no Python interpreter. Empty: no Python stacks read.
   std::function<std::optional<PythonRuntime>(const Mapping&)> find_python_runtime;
+  // The same for a live process, from its /proc/PID/maps: a full ring drops
+  // records of every kind, the MMAP that shows an interpreter too, so after
+  // a loss a process that samples show but no reader covers is looked up
+  // here (sampler/profile_builder.h says how often).
+  std::function<std::optional<PythonRuntime>(uint32_t pid)> find_python_runtime_of_process;
   // Wake the reader at every sample instead of at half a ring, so that a
   // Python stack is read within microseconds of its sample rather than
   // milliseconds (the CLI sets it for a command that runs a Python

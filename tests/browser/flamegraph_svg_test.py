@@ -227,7 +227,7 @@ def python_case(c):
         c.check(drawn, "leaf_work drawn")
         if not drawn:
             print("drawn instead: %s" % ", ".join(sorted(set(names))[:40]))
-            print(open(os.path.join(c.out, "strata-cpu.stderr")).read())
+            print(python_trace.what_strata_said(c.out))
         c.check(not [n for n in names if "_PyEval" in n or "PyObject_" in n],
                 "no interpreter frame drawn")
         b.eval("fg_search('leaf_work')")

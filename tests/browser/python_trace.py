@@ -39,7 +39,13 @@ def record(strata, out_dir):
         print("SKIPPED: strata cpu could not record %s here: %s" % (py, p.stderr.strip()[-300:]))
         sys.exit(SKIP)
     # What strata said (notes on samples lost, stacks cut, names missing):
-    # a failing check prints it.
+    # a failing check prints it (what_strata_said).
     with open(os.path.join(out_dir, "strata-cpu.stderr"), "w") as f:
         f.write("%s: %s\n%s" % (py, " ".join(p.args), p.stderr))
     return trace
+
+
+def what_strata_said(out_dir):
+    """The command and stderr of record()'s `strata cpu`, for a failing check."""
+    with open(os.path.join(out_dir, "strata-cpu.stderr")) as f:
+        return f.read()

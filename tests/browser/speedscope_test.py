@@ -228,7 +228,10 @@ def python_case(index, strata, data, out):
     # Python function in any stack.
     doc = views["python"][1]
     names = [f["name"] for f in doc["shared"]["frames"]]
-    case.check(any("leaf_work" in n for n in names), "leaf_work is a frame of the Python view")
+    named = any("leaf_work" in n for n in names)
+    case.check(named, "leaf_work is a frame of the Python view")
+    if not named:
+        print(python_trace.what_strata_said(out))
     interp = [n for n in names if INTERPRETER.search(n)]
     case.check(not interp, "no interpreter frame in the Python view's file: %s" % interp[:5])
 
