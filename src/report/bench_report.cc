@@ -14,10 +14,6 @@ namespace {
 // program printed, so they get up to 3 too.
 constexpr int kDecimals = 3;
 
-int decimals_of(const analysis::Quantity& q) {
-  return q.unit == "count" ? 0 : kDecimals;
-}
-
 // A quantity no run recorded (page faults in an older trace) gets no row.
 bool recorded_by_none(const analysis::BenchSummary& s, size_t q) {
   if (!s.quantities[q].left_out_when_absent) return false;
@@ -36,6 +32,10 @@ std::string termination(const analysis::Failure& f) {
 
 }  // namespace
 
+int bench_decimals(std::string_view unit) {
+  return unit == "count" ? 0 : kDecimals;
+}
+
 Table bench_values_table(const analysis::BenchSummary& s) {
   Table t;
   t.columns = {{"Cmd", Align::kLeft},   {"Quantity", Align::kLeft}, {"Unit", Align::kLeft},
@@ -45,7 +45,7 @@ Table bench_values_table(const analysis::BenchSummary& s) {
     for (size_t q = 0; q < s.quantities.size(); ++q) {
       if (recorded_by_none(s, q)) continue;
       const auto& v = cmd.values[q];
-      const int decimals = decimals_of(s.quantities[q]);
+      const int decimals = bench_decimals(s.quantities[q].unit);
       std::vector<Cell> row = {text_cell(cmd.label), text_cell(s.quantities[q].name),
                                text_cell(s.quantities[q].unit)};
       if (v) {

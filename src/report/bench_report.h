@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/bench.h"
 #include "report/table.h"
@@ -13,6 +14,11 @@ struct BenchReportContext {
   size_t runs = 0;     // -n
   size_t warmups = 0;  // --warmup
 };
+
+// The decimals a bench quantity prints with, by its unit: counts (page
+// faults) are whole; milliseconds, MiB and the program's own metrics get 3.
+// `strata compare`'s wall table prints the same quantities the same way.
+int bench_decimals(std::string_view unit);
 
 report::Table bench_values_table(const analysis::BenchSummary& summary);
 report::Table bench_ratio_table(const analysis::BenchSummary& summary);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "report/bench_report.h"
 
 namespace strata::report {
 namespace {
@@ -408,7 +409,7 @@ Table compare_wall_table(const analysis::WallComparison& wall) {
                {ci + " High"},
                {"p"}};
   for (const auto& q : wall.quantities) {
-    const int decimals = q.unit == "count" ? 0 : 3;  // page faults are whole
+    const int decimals = bench_decimals(q.unit);
     std::vector<Cell> row = {text_cell(q.name),
                              text_cell(q.unit),
                              number_cell(static_cast<double>(q.a.count), 0),
