@@ -12,7 +12,7 @@ import os
 KNOWN_RULES = {
     "cpu.hotspot", "cpu.off_cpu", "gpu.launch_sync", "gpu.host_between_launches",
     "gpu.launch_bound", "gpu.pageable_copy", "kernel.small_grid", "kernel.memory_bound",
-    "kernel.compute_bound", "kernel.latency_bound", "kernel.occupancy",
+    "kernel.compute_bound", "kernel.latency_bound", "kernel.occupancy", "cpu.kernel_time",
 }
 KINDS = {"native", "python", "torch"}
 FIELDS = {"name": str, "kind": str, "plants": str, "command": list,

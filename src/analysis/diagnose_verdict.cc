@@ -81,17 +81,42 @@ void judge_host(DiagnoseVerdict& v) {
     return;
   }
   v.explained_by = "cpu";
+  if (!v.findings.empty() && v.findings.front().rule == "cpu.kernel_time") {
+    // The samples' hottest function is where the faults land, not their cause.
+    const Finding& top = v.findings.front();
+    v.verdict = fmt::format(
+        "the time is on the CPU ({:.0f} % of wall time), much of it in the kernel: {} could "
+        "save up to {}: {}",
+        100 * std::min(on_cpu, 1.0), top.rule, short_duration(top.gain_ns), top.cause);
+    return;
+  }
   v.verdict = fmt::format(
       "the time is on the CPU ({:.0f} % of wall time){}: fix the host code; no GPU layer "
       "has work to look at",
       100 * std::min(on_cpu, 1.0), hottest.empty() ? "" : "; hottest function " + hottest);
 }
 
+// The baseline's medians cpu.kernel_time reads; nullopt when a run recorded
+// no page faults or peak RSS (a trace from before strata stored them).
+std::optional<KernelTimeFacts> kernel_time_facts(const BaselineFacts& b) {
+  if (!b.wall_ns || !b.cpu_ns || !b.sys_ns || !b.minor_faults || !b.peak_rss_kb) {
+    return std::nullopt;
+  }
+  KernelTimeFacts k;
+  k.runs = b.succeeded;
+  k.wall_ns = static_cast<int64_t>(b.wall_ns->median);
+  k.cpu_ns = static_cast<int64_t>(b.cpu_ns->median);
+  k.sys_ns = static_cast<int64_t>(b.sys_ns->median);
+  k.minor_faults = static_cast<int64_t>(b.minor_faults->median);
+  k.peak_rss_kb = static_cast<int64_t>(b.peak_rss_kb->median);
+  return k;
+}
+
 }  // namespace
 
 BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
   BaselineFacts f;
-  std::vector<double> wall, cpu, faults;
+  std::vector<double> wall, cpu, sys, faults, rss;
   for (const auto& r : runs) {
     if (r.warmup) continue;
     ++f.runs;
@@ -99,11 +124,15 @@ BaselineFacts baseline_facts(std::span<const store::BenchRun> runs) {
     ++f.succeeded;
     wall.push_back(static_cast<double>(r.wall_ns));
     cpu.push_back(static_cast<double>(r.user_ns + r.sys_ns));
+    sys.push_back(static_cast<double>(r.sys_ns));
     if (r.minor_faults) faults.push_back(static_cast<double>(*r.minor_faults));
+    if (r.max_rss_kb > 0) rss.push_back(static_cast<double>(r.max_rss_kb));
   }
   f.wall_ns = summarize(wall);
   f.cpu_ns = summarize(cpu);
+  f.sys_ns = summarize(sys);
   f.minor_faults = summarize(faults);
+  f.peak_rss_kb = summarize(rss);
   if (f.wall_ns && f.wall_ns->mean > 0) f.wall_cv = f.wall_ns->stddev / f.wall_ns->mean;
   if (f.wall_ns && f.cpu_ns && f.wall_ns->median > 0) {
     f.on_cpu = f.cpu_ns->median / f.wall_ns->median;
@@ -193,6 +222,7 @@ Result<DiagnoseVerdict> build_verdict(const VerdictInput& in) {
   inputs.cpu = cpu ? &*cpu : nullptr;
   inputs.ops = in.ops ? &*in.ops : nullptr;
   inputs.kernels = in.kernels.empty() ? nullptr : &in.kernels;
+  inputs.kernel_time = kernel_time_facts(v.baseline);
   if (v.range_span) {
     // Inside a range there is no start-up; the CPU rules' shares are of the range.
     inputs.window =

@@ -36,8 +36,10 @@ struct BaselineFacts {
   size_t succeeded = 0;
   std::optional<Summary> wall_ns;  // over the successful measured runs
   std::optional<Summary> cpu_ns;   // user + sys
+  std::optional<Summary> sys_ns;  // the kernel's part of cpu_ns
   // Page faults (ru_minflt), over the successful runs that recorded them.
   std::optional<Summary> minor_faults;
+  std::optional<Summary> peak_rss_kb;
   double wall_cv = 0;  // wall's stddev / mean: the run-to-run noise
   // cpu / wall of the medians: near 1 (or above, with threads) on the CPU,
   // near 0 waiting (sleep, I/O, the GPU). 0 when unknown.

@@ -339,6 +339,12 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
   c.idle = gpu && d.idle.has_activity ? &d.idle : nullptr;
   c.ops = ops;
   c.kernels = in.kernels;
+  if (in.kernel_time && !in.window) c.kernel_time = &*in.kernel_time;
+  if (in.kernel_time && in.window) {
+    d.not_checked.push_back(
+        "cpu.kernel_time: the baseline's kernel time and page faults are the whole run's, not "
+        "the range's");
+  }
   std::optional<Profile> view;
   if (cpu && !is_sampled(cpu->mode)) {
     d.not_checked.push_back(
@@ -384,6 +390,7 @@ Diagnosis diagnose(const DiagnosisInputs& in, const DiagnosisThresholds& th) {
 
   diag::cpu_hotspot_rule(c, d.findings);
   diag::cpu_off_cpu_rule(c, d.findings);
+  diag::cpu_kernel_time_rule(c, d.findings);
   diag::timeline_rules(c, d.findings);
   diag::small_grid_rule(c, d.findings);
   diag::kernel_rules(c, d.findings, d.not_checked);

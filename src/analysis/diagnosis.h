@@ -44,7 +44,7 @@ struct Finding {
   // kernel.occupancy
   std::string rule;
   FindingLayer layer = FindingLayer::kTimeline;
-  std::string cause;  // one sentence
+  std::string cause;                  // one sentence
   std::vector<std::string> evidence;  // figures, each "what: value"
   // What fixing it could save: the time it accounts for (Amdahl's bound),
   // or for kernel.small_grid an estimate. Findings overlap: gains do not add.
@@ -68,18 +68,30 @@ struct StartupBreakdown {
   // CPU samples of the interpreter with no Python frame on the stack
   // (start-up and shutdown of the interpreter itself).
   int64_t interpreter_ns = 0;
-  int64_t imports_ns = 0;            // CPU samples under an import (python_imports.h)
-  std::vector<ImportRow> imports;    // the heaviest top-level imports, at most 5
-  int64_t context_ns = 0;            // CUDA context creation (cudaSetDevice, cuCtxCreate, ...)
-  int64_t module_loading_ns = 0;     // cuLibraryLoad*, cuModuleLoad*
+  int64_t imports_ns = 0;          // CPU samples under an import (python_imports.h)
+  std::vector<ImportRow> imports;  // the heaviest top-level imports, at most 5
+  int64_t context_ns = 0;          // CUDA context creation (cudaSetDevice, cuCtxCreate, ...)
+  int64_t module_loading_ns = 0;   // cuLibraryLoad*, cuModuleLoad*
 };
 
 // A part of the run to diagnose: `--range NAME`.
 struct TimeWindow {
   int64_t start = 0;  // ns, CLOCK_MONOTONIC
   int64_t end = 0;
-  std::string name;   // the range's name; "" for a window given by times
+  std::string name;  // the range's name; "" for a window given by times
   int64_t occurrences = 0;
+};
+
+// What cpu.kernel_time reads from the bare runs (strata bench's wait4 rusage,
+// medians over the successful runs): the time the kernel spent for the
+// program, which user-mode samples cannot show, and its page faults.
+struct KernelTimeFacts {
+  size_t runs = 0;
+  int64_t wall_ns = 0;
+  int64_t cpu_ns = 0;  // user + sys
+  int64_t sys_ns = 0;
+  int64_t minor_faults = 0;
+  int64_t peak_rss_kb = 0;
 };
 
 // Every layer the diagnosis may read; each is optional (nullptr: absent).
@@ -88,22 +100,23 @@ struct DiagnosisInputs {
   const Profile* cpu = nullptr;           // a sampled CPU profile with native frames
   const store::TorchOpRows* ops = nullptr;
   const std::vector<KernelProfile>* kernels = nullptr;  // strata kernels' launches
-  std::optional<TimeWindow> window;  // only this part of the run; no start-up then
+  std::optional<TimeWindow> window;            // only this part of the run; no start-up then
+  std::optional<KernelTimeFacts> kernel_time;  // the baseline's, when it has them
 };
 
 struct Diagnosis {
   GpuIdle idle;
-  int64_t startup_ns = 0;  // first CUDA call to first GPU activity
+  int64_t startup_ns = 0;                  // first CUDA call to first GPU activity
   std::vector<StartupPart> startup_parts;  // at most 5
   StartupBreakdown startup;
   // The time the CPU rules' shares are of: the window, or the run's wall
   // time less start-up (0 without a CPU profile).
   int64_t cpu_base_ns = 0;
-  std::vector<Finding> findings;           // largest gain first
+  std::vector<Finding> findings;  // largest gain first
   // Rules that could not look at the inputs, each "rule: why".
   std::vector<std::string> not_checked;
   std::optional<TimeWindow> window;
-  DiagnosisThresholds thresholds;          // the ones the findings were judged by
+  DiagnosisThresholds thresholds;  // the ones the findings were judged by
 };
 
 Diagnosis diagnose(const DiagnosisInputs& inputs, const DiagnosisThresholds& thresholds = {});

@@ -26,11 +26,13 @@ struct RuleContext {
   int64_t cpu_base_ns = 0;
   const store::TorchOpRows* ops = nullptr;  // clipped
   const std::vector<KernelProfile>* kernels = nullptr;
+  const KernelTimeFacts* kernel_time = nullptr;  // the whole run's: none with a window
 };
 
 // The CPU layer.
 void cpu_hotspot_rule(const RuleContext& c, std::vector<Finding>& out);
 void cpu_off_cpu_rule(const RuleContext& c, std::vector<Finding>& out);
+void cpu_kernel_time_rule(const RuleContext& c, std::vector<Finding>& out);
 
 // Per frame of `profile`, the first frame of the same function as pstats
 // groups them (name, file, module): a function has a frame per address, so

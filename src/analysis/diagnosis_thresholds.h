@@ -42,6 +42,12 @@ struct DiagnosisThresholds {
   // this): a sleep or poll interval is regular, preemption on a busy machine
   // is not, and samples cannot tell them apart otherwise.
   double off_cpu_regular_cv = 0.5;
+  // cpu.kernel_time: the kernel's (sys) time must be at least this share of
+  // the bare runs' CPU time...
+  double kernel_time_share = 0.25;
+  // ...and their page faults must fault in at least this many times the
+  // peak RSS: memory given back and faulted in again, not memory touched once.
+  double refault_ratio = 2.0;
   // GPU Speed Of Light (ncu's SOLBottleneck rule): a unit at or above this %
   // of its peak is at the roofline.
   double sol_high_pct = 80.0;
