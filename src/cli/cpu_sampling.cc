@@ -31,7 +31,9 @@ std::optional<sampler::PythonRuntime> python_runtime_of_file(const std::string& 
 }
 
 // The interpreter in a live process's executable mappings (those the
-// sampler's MMAP records show), one whose frames can be read first.
+// sampler's MMAP records show), one whose frames can be read first. Not
+// symbolize::read_proc_maps: it also reads the process's perf map, which
+// this lookup (on the sampler's draining thread) has no use for.
 std::optional<sampler::PythonRuntime> python_runtime_of_process(uint32_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
   std::stringstream text;
