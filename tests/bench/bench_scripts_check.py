@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The GPU machine's PyTorch benchmarks run here first, on CPU torch, so that a
+script broken by an edit fails in `make test`, not in a device call whose
+minutes are few (docs/gpu-machine.md).
+
+  bench_scripts_check.py SOURCE_DIR BUILD_DIR
+
+- bench/torch_ops_overhead.py, one round on the CPU: every row it runs there
+  gives a figure, and the op layer's verdict against torch.profiler is printed;
+- bench/torch_loop_spread.py, two runs of the loop on the CPU: each repetition
+  has the main thread's time on a CPU, within its loop's wall time.
+
+Exits 77 (ctest SKIP_RETURN_CODE) where no python3 imports torch; 1 on a failed check.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# Debian's python3 with python3-torch (scripts/install-deps), the GPU machine's venv.
+TORCH_PYTHONS = ["/usr/bin/python3", "/opt/torch/.venv/bin/python3"]
+SKIP = 77
+
+
+def torch_python():
+    for python in TORCH_PYTHONS:
+        if os.path.exists(python) and subprocess.run(
+                [python, "-c", "import torch"], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+def run(argv, env, what):
+    proc = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env},
+                          timeout=240)
+    if proc.returncode != 0:
+        sys.exit(f"FAIL: {what} exited {proc.returncode}: {proc.stderr[-800:]}")
+    return proc.stdout
+
+
+def check_ops_overhead(source, build, python, out):
+    stdout = run([sys.executable, f"{source}/bench/torch_ops_overhead.py", build, out, "1", "cpu",
+                  "small_ops"], {"PYTHON": python}, "torch_ops_overhead.py")
+    with open(f"{out}/torch_ops_overhead-small_ops.json") as f:
+        figures = json.load(f)["results"]["elapsed_ms"]
+    rows = {"bare", "strata (ops)", "strata (no ops)", "torch.profiler"}
+    if set(figures) != rows:
+        sys.exit(f"FAIL: torch_ops_overhead.py ran the rows {sorted(figures)}, not {sorted(rows)}")
+    for name, values in figures.items():
+        if len(values) != 1 or values[0] is None or not values[0] > 0:
+            sys.exit(f"FAIL: torch_ops_overhead.py row {name!r} has figures {values}")
+    if "small_ops: strata (ops)" not in stdout or "<= torch.profiler" not in stdout:
+        sys.exit(f"FAIL: torch_ops_overhead.py printed no verdict against torch.profiler:\n{stdout}")
+
+
+def check_loop_spread(source, python, out):
+    run([sys.executable, f"{source}/bench/torch_loop_spread.py", out, "2", "1"],
+        {"PYTHON": python, "SPREAD_DEVICE": "cpu"}, "torch_loop_spread.py")
+    with open(f"{out}/torch_loop_spread.json") as f:
+        records = json.load(f)
+    if len(records) != 2 or any(len(r["reps"]) != 1 for r in records):
+        sys.exit(f"FAIL: torch_loop_spread.py kept {records}")
+    for r in records:
+        rep = r["reps"][0]
+        # schedstat and perf_counter are read a moment apart: allow 5 %.
+        if not 0 < rep["main_on_ms"] <= rep["wall_ms"] * 1.05 or rep["us"] <= 0:
+            sys.exit(f"FAIL: torch_loop_spread.py repetition {rep}")
+
+
+def main(source, build):
+    python = torch_python()
+    if python is None:
+        print("SKIP: no python3 here imports torch")
+        return SKIP
+    with tempfile.TemporaryDirectory() as out:
+        check_ops_overhead(source, build, python, f"{out}/ops")
+        check_loop_spread(source, python, f"{out}/spread")
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))
