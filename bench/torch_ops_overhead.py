@@ -18,7 +18,7 @@ Goals: the op layer (issue 18): strata's added time <= torch.profiler's and
 project's tracing goal), like for like: strata (no ops) <= nsys --trace=cuda
 and <= 1.10 x the floor's added time.
 BENCH_CONFIGS="bare;strata (ops);..." runs only the rows named (`;` between
-them): a call of at most 10 minutes holds about 9 rounds of all seven rows on
+them): a call of at most 10 minutes holds about 8 rounds of all seven rows on
 small_ops, 7 of the op layer's five on train.
 
 usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE] [WORKLOAD]
