@@ -19,7 +19,10 @@ project's tracing goal), like for like: strata (no ops) <= nsys --trace=cuda
 and <= 1.10 x the floor's added time.
 BENCH_CONFIGS="bare;strata (ops);..." runs only the rows named (`;` between
 them): a call of at most 10 minutes holds about 8 rounds of all seven rows on
-small_ops, 7 of the op layer's five on train.
+small_ops, 7 of the op layer's five on train. BENCH_PIN="2-5": every command
+under `taskset -c 2-5`, bare runs too (as in gpu_trace_overhead.py): where the
+loop's speed follows the CPU it runs on (bench/torch_loop_spread.py), the same
+CPUs for every run take that mode out of the rounds.
 
 usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE] [WORKLOAD]
 WORKLOAD (small_ops or train; default both) lets one device call of at most 10
@@ -79,6 +82,9 @@ def configs(wname, prog):
     if os.environ.get("BENCH_CONFIGS"):
         keep = os.environ["BENCH_CONFIGS"].split(";")
         out = {name: c for name, c in out.items() if name in keep}
+    if os.environ.get("BENCH_PIN"):
+        pin = ["taskset", "-c", os.environ["BENCH_PIN"]]
+        out = {name: (pin + argv, env) for name, (argv, env) in out.items()}
     return out
 
 
