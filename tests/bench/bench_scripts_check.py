@@ -63,8 +63,10 @@ def check_loop_spread(source, python, out):
         sys.exit(f"FAIL: torch_loop_spread.py kept {records}")
     for r in records:
         rep = r["reps"][0]
-        # schedstat and perf_counter are read a moment apart: allow 5 %.
-        if not 0 < rep["main_on_ms"] <= rep["wall_ms"] * 1.05 or rep["us"] <= 0:
+        # The threads' schedstat is read just outside the timed loop, so the
+        # main thread's figure can pass the wall time a little; a unit slip
+        # (ns or s for ms) would miss by 1000x.
+        if not 0 < rep["main_on_ms"] <= rep["wall_ms"] * 1.25 or rep["us"] <= 0:
             sys.exit(f"FAIL: torch_loop_spread.py repetition {rep}")
 
 
