@@ -42,6 +42,8 @@ import statistics
 import subprocess
 import sys
 
+from gpu_common import STRATA_RECORDS, chosen_rows, cupti_floor_env
+
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 mode = sys.argv[4] if len(sys.argv) > 4 else "goals"
@@ -87,7 +89,7 @@ def nsys_profile(name, cmd):
 
 def cupti_floor(what, cmd):
     """The smallest CUPTI client recording `what` (bench/cupti_floor.cc): CUPTI's own cost."""
-    return cmd, {"CUDA_INJECTION64_PATH": f"{build}/lib/libcupti_floor.so", "CUPTI_FLOOR": what}
+    return cmd, cupti_floor_env(build, what)
 
 
 launch = [f"{build}/bin/gpu_launch_bench", "100000"]
@@ -103,7 +105,7 @@ workloads = {
             {"STRATA_AGENT_RECORD": "kernel,runtime,memory,sync,nvtx,meta"}),
         "strata cupti clock": strata_trace("launch-clk", launch, {"STRATA_AGENT_CLOCK": "cupti"}),
         "cupti floor": cupti_floor("kernel,runtime,ts", launch),
-        "cupti floor, strata's records": cupti_floor("kernel,runtime,driver,ts,quiet", launch),
+        "cupti floor, strata's records": cupti_floor(STRATA_RECORDS, launch),
         "nsys": nsys_profile("nsys-launch", launch),
     }),
     "torch": ("us_per_iter", {
@@ -117,7 +119,7 @@ workloads = {
             {"STRATA_AGENT_RECORD": "kernel,runtime,memory,sync,nvtx,meta"}),
         "torch.profiler": (torch_cmd + ["profiler"], {}),
         "cupti floor": cupti_floor("kernel,runtime,ts", torch_cmd),
-        "cupti floor, strata's records": cupti_floor("kernel,runtime,driver,ts,quiet", torch_cmd),
+        "cupti floor, strata's records": cupti_floor(STRATA_RECORDS, torch_cmd),
         "nsys": nsys_profile("nsys-torch", torch_cmd),
     }),
 }
@@ -175,20 +177,19 @@ if mode == "floor":
 
 
 if mode == "kinds":
-    records = "kernel,runtime,driver,ts,quiet"
     workloads = {
         "launch": ("us_per_launch", {
             "bare": (launch, {}),
-            "cupti floor, strata's records": cupti_floor(records, launch),
-            "cupti floor, strata's kinds": cupti_floor(records + ",memory,marker,meta,extcorr",
+            "cupti floor, strata's records": cupti_floor(STRATA_RECORDS, launch),
+            "cupti floor, strata's kinds": cupti_floor(STRATA_RECORDS + ",memory,marker,meta,extcorr",
                                                       launch),
             "strata": strata_trace("launch", launch),
             "nsys": nsys_profile("nsys-launch", launch),
         }),
         "torch": ("us_per_iter", {
             "bare": (torch_cmd, {}),
-            "cupti floor, strata's records": cupti_floor(records, torch_cmd),
-            "cupti floor, strata's kinds": cupti_floor(records + ",memory,marker,meta,extcorr",
+            "cupti floor, strata's records": cupti_floor(STRATA_RECORDS, torch_cmd),
+            "cupti floor, strata's kinds": cupti_floor(STRATA_RECORDS + ",memory,marker,meta,extcorr",
                                                       torch_cmd),
             "strata (no ops)": strata_trace("torch-noops", torch_cmd, trace="cuda,nvtx"),
             "strata": strata_trace("torch", torch_cmd),
@@ -213,19 +214,8 @@ def run(argv, extra_env, key):
 
 if only:
     workloads = {only: workloads[only]}
-# BENCH_CONFIGS="bare;strata;nsys": only these rows (a shorter call; `;`
-# separates them, as row names hold commas).
-# BENCH_PIN="2-5": every command under `taskset -c 2-5`, bare runs too: on a VM
-# whose runs of one command spread by 40 % as the scheduler moves them, the
-# same cores for every run narrow the spread the rounds have to beat.
-if os.environ.get("BENCH_CONFIGS"):
-    keep = os.environ["BENCH_CONFIGS"].split(";")
-    workloads = {w: (key, {n: c for n, c in cfg.items() if n in keep})
-                 for w, (key, cfg) in workloads.items()}
-if os.environ.get("BENCH_PIN"):
-    pin = ["taskset", "-c", os.environ["BENCH_PIN"]]
-    workloads = {w: (key, {n: (pin + argv, env) for n, (argv, env) in cfg.items()})
-                 for w, (key, cfg) in workloads.items()}
+# BENCH_CONFIGS and BENCH_PIN: gpu_common.chosen_rows.
+workloads = {w: (key, chosen_rows(cfg)) for w, (key, cfg) in workloads.items()}
 results = {}
 for wname, (key, configs) in workloads.items():
     names = list(configs)

@@ -30,6 +30,8 @@ import statistics
 import subprocess
 import sys
 
+from gpu_common import cupti_floor_env
+
 outdir = os.path.abspath(sys.argv[1])
 runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
@@ -76,8 +78,7 @@ for rep in range(int(sys.argv[1])):
         "busiest": busiest[0], "busiest_on_ms": busiest[1]}))
 """
 
-FLOOR = {"CUDA_INJECTION64_PATH": f"{build}/lib/libcupti_floor.so",
-         "CUPTI_FLOOR": "kernel,runtime,driver,ts,quiet"} if build else None
+FLOOR = cupti_floor_env(build) if build else None
 
 
 def sm_clock_mhz():

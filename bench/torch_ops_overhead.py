@@ -17,12 +17,10 @@ Goals: the op layer (issue 18): strata's added time <= torch.profiler's and
 <= nsys --pytorch=autograd-nvtx's, on both workloads. The CUDA layer (the
 project's tracing goal), like for like: strata (no ops) <= nsys --trace=cuda
 and <= 1.10 x the floor's added time.
-BENCH_CONFIGS="bare;strata (ops);..." runs only the rows named (`;` between
-them): a call of at most 10 minutes holds about 8 rounds of all seven rows on
-small_ops, 7 of the op layer's five on train. BENCH_PIN="2-5": every command
-under `taskset -c 2-5`, bare runs too (as in gpu_trace_overhead.py): where the
-loop's speed follows the CPU it runs on (bench/torch_loop_spread.py), the same
-CPUs for every run take that mode out of the rounds.
+BENCH_CONFIGS="bare;strata (ops);..." runs only the rows named, BENCH_PIN="2-5"
+every command under `taskset -c 2-5` (gpu_common.chosen_rows): a call of at
+most 10 minutes holds about 8 rounds of all seven rows on small_ops, 7 of the
+op layer's five on train.
 
 usage: torch_ops_overhead.py BUILD_DIR OUTDIR [ROUNDS] [DEVICE] [WORKLOAD]
 WORKLOAD (small_ops or train; default both) lets one device call of at most 10
@@ -38,6 +36,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from gpu_common import chosen_rows, cupti_floor_env
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
@@ -77,15 +77,8 @@ def configs(wname, prog):
     if device == "cuda":
         # The smallest CUPTI client recording the kinds strata's CUDA layer keeps,
         # its left-out getters left out too (`quiet`): gpu_trace_overhead.py's floor.
-        out["cupti floor"] = (cmd, {"CUDA_INJECTION64_PATH": f"{build}/lib/libcupti_floor.so",
-                                    "CUPTI_FLOOR": "kernel,runtime,driver,ts,quiet"})
-    if os.environ.get("BENCH_CONFIGS"):
-        keep = os.environ["BENCH_CONFIGS"].split(";")
-        out = {name: c for name, c in out.items() if name in keep}
-    if os.environ.get("BENCH_PIN"):
-        pin = ["taskset", "-c", os.environ["BENCH_PIN"]]
-        out = {name: (pin + argv, env) for name, (argv, env) in out.items()}
-    return out
+        out["cupti floor"] = (cmd, cupti_floor_env(build))
+    return chosen_rows(out)  # BENCH_CONFIGS, BENCH_PIN
 
 
 def run(argv, extra_env):
@@ -135,6 +128,19 @@ def added(data, name):
     return statistics.median(diffs) if diffs else None
 
 
+def judge(data, ours, peer, factor=1.0):
+    """Whether row `ours` added at most `factor` x what row `peer` added, as a
+    line; None where either row is missing or has no figure."""
+    if ours not in data or peer not in data or None in (added(data, ours), added(data, peer)):
+        return None
+    a, b = added(data, ours), added(data, peer)
+    below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
+    scale = f"{factor:.2f} x " if factor != 1.0 else ""
+    return (f"{ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
+            f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
+            f"{len(data[ours])} rounds)")
+
+
 print(f"\nPyTorch op recording overhead, {device}, {rounds} interleaved rounds; "
       f"added = median of per-round (tool - bare) of the program's own elapsed_ms")
 print(f"{'workload':10s} {'tool':20s} {'median ms':>10s} {'added ms':>9s} {'x bare':>7s} {'cmd wall s':>10s}")
@@ -151,17 +157,10 @@ for wname, res in results.items():
         a = added(data, name)
         wall = statistics.median(res["command_wall_s"][name])
         print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
-    def judge(ours, peer, factor=1.0):
-        if ours not in data or peer not in data or None in (added(data, ours), added(data, peer)):
-            return
-        a, b = added(data, ours), added(data, peer)
-        below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
-        scale = f"{factor:.2f} x " if factor != 1.0 else ""
-        verdicts.append(f"{wname}: {ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
-                        f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
-                        f"{len(data[ours])} rounds)")
-    judge("strata (ops)", "torch.profiler")
-    judge("strata (ops)", "nsys autograd-nvtx")
-    judge("strata (no ops)", "nsys --trace=cuda")
-    judge("strata (no ops)", "cupti floor", 1.10)
+    for ours, peer, factor in (("strata (ops)", "torch.profiler", 1.0),
+                               ("strata (ops)", "nsys autograd-nvtx", 1.0),
+                               ("strata (no ops)", "nsys --trace=cuda", 1.0),
+                               ("strata (no ops)", "cupti floor", 1.10)):
+        if line := judge(data, ours, peer, factor):
+            verdicts.append(f"{wname}: {line}")
 print("\n".join(verdicts))
