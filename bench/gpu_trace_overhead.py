@@ -215,7 +215,8 @@ def run(argv, extra_env, key):
 if only:
     workloads = {only: workloads[only]}
 # BENCH_CONFIGS and BENCH_PIN: gpu_common.chosen_rows.
-workloads = {w: (key, chosen_rows(cfg)) for w, (key, cfg) in workloads.items()}
+every_row = {name: None for _, cfg in workloads.values() for name in cfg}
+workloads = {w: (key, chosen_rows(cfg, every_row)) for w, (key, cfg) in workloads.items()}
 results = {}
 for wname, (key, configs) in workloads.items():
     names = list(configs)

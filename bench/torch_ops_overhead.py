@@ -27,7 +27,8 @@ WORKLOAD (small_ops or train; default both) lets one device call of at most 10
 minutes hold one workload: on the H200 a round of five tools takes about a
 minute (nsys alone about half of it). Prints a table last; per-run figures go
 to OUTDIR/torch_ops_overhead-WORKLOAD.json, rewritten after every round so that
-a call cut short keeps the rounds it finished.
+a call cut short keeps the rounds it finished: `torch_ops_overhead.py --table
+JSON...` prints such files' table and verdicts again, of the rounds they hold.
 """
 import json
 import os
@@ -38,6 +39,61 @@ import sys
 import time
 
 from gpu_common import chosen_rows, cupti_floor_env
+
+
+def added(data, name):
+    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
+    return statistics.median(diffs) if diffs else None
+
+
+def judge(data, ours, peer, factor=1.0):
+    """Whether row `ours` added at most `factor` x what row `peer` added, as a
+    line; None where either row is missing or has no figure."""
+    if ours not in data or peer not in data or None in (added(data, ours), added(data, peer)):
+        return None
+    a, b = added(data, ours), added(data, peer)
+    below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
+    scale = f"{factor:.2f} x " if factor != 1.0 else ""
+    return (f"{ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
+            f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
+            f"{len(data[ours])} rounds)")
+
+
+def report(results, device):
+    """Prints the table and the verdicts of results {workload: {"elapsed_ms":
+    {row: [ms per round]}, "command_wall_s": ...}}."""
+    rounds = max(len(res["elapsed_ms"]["bare"]) for res in results.values())
+    print(f"\nPyTorch op recording overhead, {device}, {rounds} interleaved rounds; "
+          f"added = median of per-round (tool - bare) of the program's own elapsed_ms")
+    print(f"{'workload':10s} {'tool':20s} {'median ms':>10s} {'added ms':>9s} {'x bare':>7s} {'cmd wall s':>10s}")
+    verdicts = []
+    for wname, res in results.items():
+        data = res["elapsed_ms"]
+        bare = statistics.median(x for x in data["bare"] if x is not None)
+        for name in data:
+            vals = [x for x in data[name] if x is not None]
+            if not vals:
+                print(f"{wname:10s} {name:20s} {'failed':>10s}")
+                continue
+            med = statistics.median(vals)
+            a = added(data, name)
+            wall = statistics.median(res["command_wall_s"][name])
+            print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
+        for ours, peer, factor in (("strata (ops)", "torch.profiler", 1.0),
+                                   ("strata (ops)", "nsys autograd-nvtx", 1.0),
+                                   ("strata (no ops)", "nsys --trace=cuda", 1.0),
+                                   ("strata (no ops)", "cupti floor", 1.10)):
+            if line := judge(data, ours, peer, factor):
+                verdicts.append(f"{wname}: {line}")
+    print("\n".join(verdicts))
+
+
+if sys.argv[1:2] == ["--table"]:  # saved runs tabled again; nothing is run
+    saved = {re.sub(r"^torch_ops_overhead-(\w+).*$", r"\1", os.path.basename(path)):
+             json.load(open(path)) for path in sys.argv[2:]}
+    report({wname: run["results"] for wname, run in saved.items()},
+           next(iter(saved.values()))["device"])
+    sys.exit(0)
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 7
@@ -123,44 +179,4 @@ for wname, prog in programs.items():
         print(f"{wname}: round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
 
 
-def added(data, name):
-    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
-    return statistics.median(diffs) if diffs else None
-
-
-def judge(data, ours, peer, factor=1.0):
-    """Whether row `ours` added at most `factor` x what row `peer` added, as a
-    line; None where either row is missing or has no figure."""
-    if ours not in data or peer not in data or None in (added(data, ours), added(data, peer)):
-        return None
-    a, b = added(data, ours), added(data, peer)
-    below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
-    scale = f"{factor:.2f} x " if factor != 1.0 else ""
-    return (f"{ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
-            f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
-            f"{len(data[ours])} rounds)")
-
-
-print(f"\nPyTorch op recording overhead, {device}, {rounds} interleaved rounds; "
-      f"added = median of per-round (tool - bare) of the program's own elapsed_ms")
-print(f"{'workload':10s} {'tool':20s} {'median ms':>10s} {'added ms':>9s} {'x bare':>7s} {'cmd wall s':>10s}")
-verdicts = []
-for wname, res in results.items():
-    data = res["elapsed_ms"]
-    bare = statistics.median(x for x in data["bare"] if x is not None)
-    for name in data:
-        vals = [x for x in data[name] if x is not None]
-        if not vals:
-            print(f"{wname:10s} {name:20s} {'failed':>10s}")
-            continue
-        med = statistics.median(vals)
-        a = added(data, name)
-        wall = statistics.median(res["command_wall_s"][name])
-        print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
-    for ours, peer, factor in (("strata (ops)", "torch.profiler", 1.0),
-                               ("strata (ops)", "nsys autograd-nvtx", 1.0),
-                               ("strata (no ops)", "nsys --trace=cuda", 1.0),
-                               ("strata (no ops)", "cupti floor", 1.10)):
-        if line := judge(data, ours, peer, factor):
-            verdicts.append(f"{wname}: {line}")
-print("\n".join(verdicts))
+report(results, device)

@@ -6,9 +6,12 @@ minutes are few (docs/gpu-machine.md).
   bench_scripts_check.py SOURCE_DIR BUILD_DIR
 
 - bench/torch_ops_overhead.py, one round on the CPU: every row it runs there
-  gives a figure, and the op layer's verdict against torch.profiler is printed;
+  gives a figure, the op layer's verdict against torch.profiler is printed, and
+  `--table` on its JSON prints the same table again; a BENCH_CONFIGS naming a
+  row it does not have stops it before it runs anything, naming that row;
 - bench/torch_loop_spread.py, two runs of the loop on the CPU: each repetition
-  has the main thread's time on a CPU, within its loop's wall time.
+  has the main thread's time on a CPU, within its loop's wall time, and a
+  steal time that is not negative.
 
 Exits 77 (ctest SKIP_RETURN_CODE) where no python3 imports torch; 1 on a failed check.
 """
@@ -52,6 +55,21 @@ def check_ops_overhead(source, build, python, out):
             sys.exit(f"FAIL: torch_ops_overhead.py row {name!r} has figures {values}")
     if "small_ops: strata (ops)" not in stdout or "<= torch.profiler" not in stdout:
         sys.exit(f"FAIL: torch_ops_overhead.py printed no verdict against torch.profiler:\n{stdout}")
+    # The table is the run's last lines; the JSON alone must give it again.
+    table = stdout[stdout.index("PyTorch op recording overhead"):]
+    again = run([sys.executable, f"{source}/bench/torch_ops_overhead.py", "--table",
+                 f"{out}/torch_ops_overhead-small_ops.json"], {}, "torch_ops_overhead.py --table")
+    if again.strip() != table.strip():
+        sys.exit(f"FAIL: --table printed\n{again}\nnot the run's table\n{table}")
+
+
+def check_unknown_row(source, build, python, out):
+    proc = subprocess.run([sys.executable, f"{source}/bench/torch_ops_overhead.py", build, out, "1",
+                           "cpu", "small_ops"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHON": python, "BENCH_CONFIGS": "bare;strata (opps)"})
+    if proc.returncode == 0 or "strata (opps)" not in proc.stderr or os.path.exists(
+            f"{out}/torch_ops_overhead-small_ops.json"):
+        sys.exit(f"FAIL: a misspelt BENCH_CONFIGS row gave exit {proc.returncode}: {proc.stderr[-400:]}")
 
 
 def check_loop_spread(source, python, out):
@@ -66,7 +84,8 @@ def check_loop_spread(source, python, out):
         # The threads' schedstat is read just outside the timed loop, so the
         # main thread's figure can pass the wall time a little; a unit slip
         # (ns or s for ms) would miss by 1000x.
-        if not 0 < rep["main_on_ms"] <= rep["wall_ms"] * 1.25 or rep["us"] <= 0:
+        if (not 0 < rep["main_on_ms"] <= rep["wall_ms"] * 1.25 or rep["us"] <= 0
+                or rep["steal_ms"] < 0):
             sys.exit(f"FAIL: torch_loop_spread.py repetition {rep}")
 
 
@@ -77,6 +96,7 @@ def main(source, build):
         return SKIP
     with tempfile.TemporaryDirectory() as out:
         check_ops_overhead(source, build, python, f"{out}/ops")
+        check_unknown_row(source, build, python, f"{out}/unknown")
         check_loop_spread(source, python, f"{out}/spread")
     print("PASS")
     return 0
