@@ -1,6 +1,8 @@
 """Helpers shared by the GPU machine's tracing benchmarks (gpu_trace_overhead.py,
 torch_ops_overhead.py, torch_loop_spread.py)."""
 import os
+import random
+import statistics
 import sys
 
 # The kinds strata's CUDA layer records, its left-out getters left out too
@@ -34,3 +36,35 @@ def chosen_rows(rows, known=None):
         pin = ["taskset", "-c", os.environ["BENCH_PIN"]]
         rows = {name: (pin + argv, env) for name, (argv, env) in rows.items()}
     return rows
+
+
+def difference_interval(ours, peer, bare, factor=1.0, draws=2000):
+    """How sure a ranking is: the 5th and 95th percentiles of
+    median(ours - bare) - factor x median(peer - bare) over the rounds resampled
+    with replacement (a round's three figures kept together; a fixed seed, so a
+    saved run gives the same interval again). Both ends below 0: ours adds less,
+    settled at that level; both above: it adds more; one on each side: these
+    rounds do not rank the two. (Runs of one command fall in two speeds per
+    process on the GPU machine, docs/PERFORMANCE.md: a handful of rounds ranks
+    rows by how many of their runs drew the fast one, and this says when.)
+    None where fewer than 3 rounds have all three figures."""
+    rounds = [i for i, row in enumerate(zip(ours, peer, bare)) if None not in row]
+    if len(rounds) < 3:
+        return None
+    rng = random.Random(1)
+    stats = []
+    for _ in range(draws):
+        pick = [rng.choice(rounds) for _ in rounds]
+        stats.append(statistics.median(ours[i] - bare[i] for i in pick) -
+                     factor * statistics.median(peer[i] - bare[i] for i in pick))
+    stats.sort()
+    return stats[draws * 5 // 100], stats[draws * 95 // 100 - 1]
+
+
+def ranking(interval, unit):
+    """A difference_interval in words."""
+    if interval is None:
+        return "too few rounds to say how sure"
+    low, high = interval
+    word = ("settled: less" if high < 0 else "settled: more" if low > 0 else "not settled")
+    return f"90 % interval of the difference {low:+.3f} to {high:+.3f} {unit}: {word}"

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from gpu_common import chosen_rows, cupti_floor_env
+from gpu_common import chosen_rows, cupti_floor_env, difference_interval, ranking
 
 
 def added(data, name):
@@ -54,9 +54,10 @@ def judge(data, ours, peer, factor=1.0):
     a, b = added(data, ours), added(data, peer)
     below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
     scale = f"{factor:.2f} x " if factor != 1.0 else ""
+    sure = ranking(difference_interval(data[ours], data[peer], data["bare"], factor), "ms")
     return (f"{ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
             f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
-            f"{len(data[ours])} rounds)")
+            f"{len(data[ours])} rounds; {sure})")
 
 
 def report(results, device):

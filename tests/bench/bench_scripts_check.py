@@ -9,6 +9,9 @@ minutes are few (docs/gpu-machine.md).
   gives a figure, the op layer's verdict against torch.profiler is printed, and
   `--table` on its JSON prints the same table again; a BENCH_CONFIGS naming a
   row it does not have stops it before it runs anything, naming that row;
+- bench/gpu_common.py's difference_interval on made-up rounds: a row adding
+  clearly less is settled less, clearly more settled more, and two rows of
+  two speeds drawn differently are not settled, as the medians alone would be;
 - bench/torch_loop_spread.py, two runs of the loop on the CPU: each repetition
   has the main thread's time on a CPU, within its loop's wall time, and a
   steal time that is not negative.
@@ -72,6 +75,24 @@ def check_unknown_row(source, build, python, out):
         sys.exit(f"FAIL: a misspelt BENCH_CONFIGS row gave exit {proc.returncode}: {proc.stderr[-400:]}")
 
 
+def check_interval(source):
+    sys.path.insert(0, f"{source}/bench")
+    from gpu_common import difference_interval, ranking
+    bare = [100, 104, 98, 150, 101, 149, 99, 103]
+    less = [b + 10 + i % 3 for i, b in enumerate(bare)]
+    more = [b + 30 + i % 2 for i, b in enumerate(bare)]
+    # Two speeds 1.5x apart per process: every bare run fast, the peer's runs
+    # fast in most rounds, ours slow in most: per-round differences of +/-50.
+    ours = [150, 225, 150, 225, 150, 225, 225, 150]
+    peer = [150, 150, 225, 150, 150, 225, 150, 150]
+    cases = ((less, more, "settled: less"), (more, less, "settled: more"),
+             (ours, peer, "not settled"))
+    for a, b, expected in cases:
+        said = ranking(difference_interval(a, b, bare), "ms")
+        if not said.endswith(expected):
+            sys.exit(f"FAIL: difference_interval({a}, {b}) read as {said!r}, not {expected!r}")
+
+
 def check_loop_spread(source, python, out):
     run([sys.executable, f"{source}/bench/torch_loop_spread.py", out, "2", "1"],
         {"PYTHON": python, "SPREAD_DEVICE": "cpu"}, "torch_loop_spread.py")
@@ -90,6 +111,7 @@ def check_loop_spread(source, python, out):
 
 
 def main(source, build):
+    check_interval(source)
     python = torch_python()
     if python is None:
         print("SKIP: no python3 here imports torch")
