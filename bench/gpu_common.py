@@ -38,6 +38,22 @@ def chosen_rows(rows, known=None):
     return rows
 
 
+def added(data, name, base="bare"):
+    """What row `name` adds to row `base`: the median over rounds of their
+    difference in that round (rows {name: [figure per round]}); None if no
+    round has both."""
+    diffs = [c - b for c, b in zip(data[name], data[base]) if c is not None and b is not None]
+    return statistics.median(diffs) if diffs else None
+
+
+def row_figures(data, name):
+    """Row `name`'s median and what it adds to bare, or None where it never ran."""
+    vals = [x for x in data[name] if x is not None]
+    if not vals:
+        return None
+    return statistics.median(vals), added(data, name)
+
+
 def difference_interval(ours, peer, bare, factor=1.0, draws=2000):
     """How sure a ranking is: the 5th and 95th percentiles of
     median(ours - bare) - factor x median(peer - bare) over the rounds resampled

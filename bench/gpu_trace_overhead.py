@@ -42,8 +42,8 @@ import statistics
 import subprocess
 import sys
 
-from gpu_common import (STRATA_RECORDS, chosen_rows, cupti_floor_env, difference_interval,
-                        ranking)
+from gpu_common import (STRATA_RECORDS, added, chosen_rows, cupti_floor_env,
+                        difference_interval, ranking, row_figures)
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
@@ -235,12 +235,6 @@ for wname, (key, configs) in workloads.items():
     results[wname] = data
 
 
-def added(data, name, base="bare"):
-    """Median over rounds of (config - base) in that round; None if nothing ran."""
-    diffs = [c - b for c, b in zip(data[name], data[base]) if c is not None and b is not None]
-    return statistics.median(diffs) if diffs else None
-
-
 print(f"\ntracing overhead, {rounds} interleaved rounds, medians of per-round differences vs bare")
 print(f"{'workload':8s} {'tool':24s} {'median':>9s} {'added':>8s} {'ratio':>7s}")
 verdicts = []
@@ -248,12 +242,10 @@ for wname, data in results.items():
     unit = workloads[wname][0]
     bare = statistics.median(x for x in data["bare"] if x is not None)
     for name in data:
-        vals = [x for x in data[name] if x is not None]
-        if not vals:
+        if (figures := row_figures(data, name)) is None:
             print(f"{wname:8s} {name:24s} {'failed':>9s}")
             continue
-        med = statistics.median(vals)
-        add = added(data, name) if name != "bare" else 0.0
+        med, add = figures
         print(f"{wname:8s} {name:24s} {med:9.3f} {add:+8.3f} {med / bare:7.2f}  {unit}")
     if not check_goals:
         continue

@@ -38,12 +38,8 @@ import subprocess
 import sys
 import time
 
-from gpu_common import chosen_rows, cupti_floor_env, difference_interval, ranking
-
-
-def added(data, name):
-    diffs = [c - b for c, b in zip(data[name], data["bare"]) if c is not None and b is not None]
-    return statistics.median(diffs) if diffs else None
+from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, ranking,
+                        row_figures)
 
 
 def judge(data, ours, peer, factor=1.0):
@@ -72,12 +68,10 @@ def report(results, device):
         data = res["elapsed_ms"]
         bare = statistics.median(x for x in data["bare"] if x is not None)
         for name in data:
-            vals = [x for x in data[name] if x is not None]
-            if not vals:
+            if (figures := row_figures(data, name)) is None:
                 print(f"{wname:10s} {name:20s} {'failed':>10s}")
                 continue
-            med = statistics.median(vals)
-            a = added(data, name)
+            med, a = figures
             wall = statistics.median(res["command_wall_s"][name])
             print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
         for ours, peer, factor in (("strata (ops)", "torch.profiler", 1.0),
