@@ -152,8 +152,8 @@ def summary(config):
             return statistics.median(x[key] for x in half)
         print(f"  {label}: {len(half):2d} runs, {med('us'):6.2f} us; main thread on a CPU "
               f"{statistics.median(x['main_on_ms'] / x['wall_ms'] for x in half):.0%} of the loop, "
-              f"waited {med('main_wait_ms'):.1f} ms; steal {med('steal_ms'):.0f} ms; other threads {med('others_on_ms'):.1f} ms "
-              f"on a CPU; CPUs {sorted({x['cpu_start'] for x in half})}")
+              f"waited {med('main_wait_ms'):.1f} ms; steal {med('steal_ms'):.0f} ms; other threads "
+              f"{med('others_on_ms'):.1f} ms on a CPU; CPUs {sorted({x['cpu_start'] for x in half})}")
 
 
 print()
