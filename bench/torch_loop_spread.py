@@ -107,7 +107,7 @@ def sm_clock_mhz():
 
 def row(rec):
     cells = "  ".join(f"{r['us']:6.2f} {r['main_on_ms'] / r['wall_ms']:4.0%} {r['main_wait_ms']:5.1f} "
-                      f"{r['cpu_start']:2d}>{r['cpu_end']:<2d} {r.get('steal_ms', 0):5.0f} "
+                      f"{r['cpu_start']:2d}>{r['cpu_end']:<2d} {r['steal_ms']:5.0f} "
                       f"{r['others_on_ms']:6.1f} "
                       f"{r['busiest'][:15]}" for r in rec["reps"])
     return f"{rec['run']:3d} {rec['config']:5s} {rec['sm_clock_mhz'] or 0:6d}  {cells}"

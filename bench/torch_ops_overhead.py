@@ -45,9 +45,11 @@ from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval
 def judge(data, ours, peer, factor=1.0):
     """Whether row `ours` added at most `factor` x what row `peer` added, as a
     line; None where either row is missing or has no figure."""
-    if ours not in data or peer not in data or None in (added(data, ours), added(data, peer)):
+    if ours not in data or peer not in data:
         return None
     a, b = added(data, ours), added(data, peer)
+    if None in (a, b):
+        return None
     below = sum(x <= y for x, y in zip(data[ours], data[peer]) if None not in (x, y))
     scale = f"{factor:.2f} x " if factor != 1.0 else ""
     sure = ranking(difference_interval(data[ours], data[peer], data["bare"], factor), "ms")
