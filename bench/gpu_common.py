@@ -77,6 +77,11 @@ def difference_interval(ours, peer, bare, factor=1.0, draws=2000):
     return stats[draws * 5 // 100], stats[draws * 95 // 100 - 1]
 
 
+def verdict(met):
+    """A goal's verdict word, the same in every overhead script."""
+    return "met" if met else "NOT met"
+
+
 def ranking(interval, unit):
     """A difference_interval in words."""
     if interval is None:

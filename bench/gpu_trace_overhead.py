@@ -43,7 +43,7 @@ import subprocess
 import sys
 
 from gpu_common import (STRATA_RECORDS, added, chosen_rows, cupti_floor_env,
-                        difference_interval, ranking, row_figures)
+                        difference_interval, ranking, row_figures, verdict)
 
 build, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
@@ -265,7 +265,7 @@ for wname, data in results.items():
         below = sum(a <= b for a, b in pairs)
         sure = ranking(difference_interval(data["strata"], data["nsys"], data["bare"]), unit)
         verdicts.append(f"{wname}: strata {s:+.3f} <= nsys {n:+.3f} {unit}: "
-                        f"{'met' if s <= n else 'NOT met'} (at or below nsys in {below} of "
+                        f"{verdict(s <= n)} (at or below nsys in {below} of "
                         f"{len(pairs)} rounds; {sure})")
     if floor_added is not None and s_own is not None:
         bound = 1.10 * floor_added
@@ -273,7 +273,7 @@ for wname, data in results.items():
                        unit)
         verdicts.append(f"{wname}: {own_name} {s_own:+.3f} <= 1.10 x {floor_name} "
                         f"{floor_added:+.3f} = {bound:+.3f} {unit}: "
-                        f"{'met' if s_own <= bound else 'NOT met'} ({sure})")
+                        f"{verdict(s_own <= bound)} ({sure})")
         own = added(data, own_name, floor_name)
         verdicts.append(f"{wname}: {own_name}'s own cost above CUPTI's, median of per-round "
                         f"differences: {own:+.3f} {unit}")

@@ -39,7 +39,7 @@ import sys
 import time
 
 from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, ranking,
-                        row_figures)
+                        row_figures, verdict)
 
 
 def judge(data, ours, peer, factor=1.0):
@@ -54,7 +54,7 @@ def judge(data, ours, peer, factor=1.0):
     scale = f"{factor:.2f} x " if factor != 1.0 else ""
     sure = ranking(difference_interval(data[ours], data[peer], data["bare"], factor), "ms")
     return (f"{ours} {a:.3f} ms <= {scale}{peer} {b:.3f} ms: "
-            f"{'yes' if a <= factor * b else 'NO'} (at or below {peer} in {below} of "
+            f"{verdict(a <= factor * b)} (at or below {peer} in {below} of "
             f"{len(data[ours])} rounds; {sure})")
 
 
