@@ -77,6 +77,47 @@ def difference_interval(ours, peer, bare, factor=1.0, draws=2000):
     return stats[draws * 5 // 100], stats[draws * 95 // 100 - 1]
 
 
+def rank_correlation(xs, ys):
+    """Spearman's rank correlation of two equal-length lists (None pairs left
+    out; ties get their mean rank); None with fewer than 4 pairs."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    if len(pairs) < 4:
+        return None
+
+    def ranks(values):
+        order = sorted(range(len(values)), key=values.__getitem__)
+        out = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                out[order[k]] = (i + j) / 2
+            i = j + 1
+        return out
+
+    rx, ry = ranks([x for x, _ in pairs]), ranks([y for _, y in pairs])
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else None
+
+
+def probe_scaled(data, probes):
+    """Each run's figure at the median CPU speed: figure x (median probe of
+    every run / this run's probe), where a probe times a fixed tracer-free CPU
+    loop in the same process (small_ops.py's probe_ms). Takes out a per-process
+    speed factor where the CPU's speed is what varies; None where a run has no
+    probe."""
+    every = [p for row in probes.values() for p in row if p]
+    if not every:
+        return None
+    ref = statistics.median(every)
+    return {name: [x * ref / p if x is not None and p else None
+                   for x, p in zip(data[name], probes.get(name, []))] for name in data}
+
+
 def verdict(met):
     """A goal's verdict word, the same in every overhead script."""
     return "met" if met else "NOT met"

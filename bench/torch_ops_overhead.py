@@ -13,6 +13,14 @@ ops' cost from CUDA tracing's, and on CUDA the two rows that layer is judged
 against, recording what it records: nsys --trace=cuda and CUPTI's floor for
 strata's records (bench/cupti_floor.cc, as in gpu_trace_overhead.py).
 
+small_ops also prints probe_ms, a tracer-free pure-Python loop timed in the
+same process: runs of one command fall in two speeds per process on the GPU
+machine (docs/PERFORMANCE.md), and where the probe follows a row's figures
+(the rank correlation printed per row) the CPU's speed is what varies. The
+verdicts are then given again on figures scaled to the median probe. The
+issue's measure stays the unscaled medians; the scaled ones say whether a
+ranking is the tools' or the speed draws'.
+
 Goals: the op layer (issue 18): strata's added time <= torch.profiler's and
 <= nsys --pytorch=autograd-nvtx's, on both workloads. The CUDA layer (the
 project's tracing goal), like for like: strata (no ops) <= nsys --trace=cuda
@@ -38,8 +46,8 @@ import subprocess
 import sys
 import time
 
-from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, ranking,
-                        row_figures, verdict)
+from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, probe_scaled,
+                        rank_correlation, ranking, row_figures, verdict)
 
 
 def judge(data, ours, peer, factor=1.0):
@@ -76,13 +84,37 @@ def report(results, device):
             med, a = figures
             wall = statistics.median(res["command_wall_s"][name])
             print(f"{wname:10s} {name:20s} {med:10.3f} {a:9.3f} {med / bare:7.2f} {wall:10.2f}")
-        for ours, peer, factor in (("strata (ops)", "torch.profiler", 1.0),
-                                   ("strata (ops)", "nsys autograd-nvtx", 1.0),
-                                   ("strata (no ops)", "nsys --trace=cuda", 1.0),
-                                   ("strata (no ops)", "cupti floor", 1.10)):
-            if line := judge(data, ours, peer, factor):
-                verdicts.append(f"{wname}: {line}")
+        for line in judge_all(data):
+            verdicts.append(f"{wname}: {line}")
+        verdicts += probe_lines(wname, data, res.get("probe_ms"))
     print("\n".join(verdicts))
+
+
+GOALS = (("strata (ops)", "torch.profiler", 1.0), ("strata (ops)", "nsys autograd-nvtx", 1.0),
+         ("strata (no ops)", "nsys --trace=cuda", 1.0), ("strata (no ops)", "cupti floor", 1.10))
+
+
+def judge_all(data):
+    return [line for ours, peer, factor in GOALS if (line := judge(data, ours, peer, factor))]
+
+
+def probe_lines(wname, data, probes):
+    """What the runs' CPU-speed probe says (small_ops.py's probe_ms): how far
+    each row's figure follows it, and the verdicts again on the figures scaled
+    to the median probe. Nothing where the runs have no probe."""
+    scaled = probe_scaled(data, probes) if probes else None
+    if scaled is None:
+        return []
+    follows = []
+    for name in data:
+        rho = rank_correlation(probes.get(name, []), data[name])
+        vals = [p for p in probes.get(name, []) if p]
+        if rho is not None and vals:
+            follows.append(f"{name} {min(vals):.1f}-{max(vals):.1f} ms, rho {rho:+.2f}")
+    lines = [f"{wname}: CPU-speed probe per row (its range; rank correlation with the row's "
+             f"elapsed_ms): " + "; ".join(follows)]
+    lines += [f"{wname}: probe-scaled: {line}" for line in judge_all(scaled)]
+    return lines
 
 
 if sys.argv[1:2] == ["--table"]:  # saved runs tabled again; nothing is run
@@ -140,11 +172,12 @@ def run(argv, extra_env):
                        env={**os.environ, **extra_env}, timeout=300)
     wall = time.perf_counter() - t0
     m = re.findall(r"elapsed_ms=([\d.]+)", p.stdout)
+    probe = re.findall(r"probe_ms=([\d.]+)", p.stdout)
     if not m:
         print(f"no elapsed_ms from: {' '.join(argv)[:200]} (exit {p.returncode})\n{p.stderr[-600:]}",
               file=sys.stderr)
-        return None, wall
-    return float(m[-1]), wall
+        return None, None, wall
+    return float(m[-1]), float(probe[-1]) if probe else None, wall
 
 
 if only:
@@ -164,13 +197,15 @@ for wname, prog in programs.items():
     for name in names:  # warm-up: page cache, the driver's first-context costs
         run(*cfg[name])
     data = {name: [] for name in names}
+    probes = {name: [] for name in names}
     walls = {name: [] for name in names}
-    results[wname] = {"elapsed_ms": data, "command_wall_s": walls}
+    results[wname] = {"elapsed_ms": data, "probe_ms": probes, "command_wall_s": walls}
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
-            ms, wall = run(*cfg[name])
+            ms, probe, wall = run(*cfg[name])
             data[name].append(ms)
+            probes[name].append(probe)
             walls[name].append(wall)
         save()
         print(f"{wname}: round {r + 1} of {rounds} done", file=sys.stderr, flush=True)
