@@ -104,18 +104,19 @@ def rank_correlation(xs, ys):
     return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else None
 
 
-def probe_scaled(data, probes):
-    """Each run's figure at the median CPU speed: figure x (median probe of
-    every run / this run's probe), where a probe times a fixed tracer-free CPU
-    loop in the same process (small_ops.py's probe_ms). Takes out a per-process
-    speed factor where the CPU's speed is what varies; None where a run has no
-    probe."""
+def fast_band(data, probes, width=1.25):
+    """Each row's figures from the runs whose CPU was in its fast state: the
+    runs whose probe (a fixed tracer-free CPU loop timed in the same process,
+    small_ops.py's probe_ms) took at most `width` x the fastest probe of all
+    runs. {row: [figures]}; None where no run has a probe. A tool whose own
+    threads slow the CPU puts more of its runs outside the band: the count of
+    runs left in it is part of the answer."""
     every = [p for row in probes.values() for p in row if p]
     if not every:
         return None
-    ref = statistics.median(every)
-    return {name: [x * ref / p if x is not None and p else None
-                   for x, p in zip(data[name], probes.get(name, []))] for name in data}
+    limit = width * min(every)
+    return {name: [x for x, p in zip(data[name], probes.get(name, [])) if x is not None and p and p <= limit]
+            for name in data}
 
 
 def verdict(met):

@@ -16,10 +16,10 @@ strata's records (bench/cupti_floor.cc, as in gpu_trace_overhead.py).
 small_ops also prints probe_ms, a tracer-free pure-Python loop timed in the
 same process: runs of one command fall in two speeds per process on the GPU
 machine (docs/PERFORMANCE.md), and where the probe follows a row's figures
-(the rank correlation printed per row) the CPU's speed is what varies. The
-verdicts are then given again on figures scaled to the median probe. The
-issue's measure stays the unscaled medians; the scaled ones say whether a
-ranking is the tools' or the speed draws'.
+(the rank correlation printed per row) the CPU's speed is what varies. Each
+row's added time is then given again from only the runs whose probe was fast,
+with how many runs that left: a tool whose threads slow the CPU leaves fewer.
+The issue's measure stays the medians of all runs.
 
 Goals: the op layer (issue 18): strata's added time <= torch.profiler's and
 <= nsys --pytorch=autograd-nvtx's, on both workloads. The CUDA layer (the
@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 
-from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, probe_scaled,
+from gpu_common import (added, chosen_rows, cupti_floor_env, difference_interval, fast_band,
                         rank_correlation, ranking, row_figures, verdict)
 
 
@@ -100,21 +100,27 @@ def judge_all(data):
 
 def probe_lines(wname, data, probes):
     """What the runs' CPU-speed probe says (small_ops.py's probe_ms): how far
-    each row's figure follows it, and the verdicts again on the figures scaled
-    to the median probe. Nothing where the runs have no probe."""
-    scaled = probe_scaled(data, probes) if probes else None
-    if scaled is None:
+    each row's figure follows it, and each row's added time from the runs in
+    the fast band (gpu_common.fast_band). Nothing where the runs have no probe."""
+    band = fast_band(data, probes) if probes else None
+    if band is None:
         return []
-    follows = []
+    follows, fast = [], []
+    base = statistics.median(band["bare"]) if band["bare"] else None
     for name in data:
-        rho = rank_correlation(probes.get(name, []), data[name])
         vals = [p for p in probes.get(name, []) if p]
-        if rho is not None and vals:
-            follows.append(f"{name} {min(vals):.1f}-{max(vals):.1f} ms, rho {rho:+.2f}")
-    lines = [f"{wname}: CPU-speed probe per row (its range; rank correlation with the row's "
-             f"elapsed_ms): " + "; ".join(follows)]
-    lines += [f"{wname}: probe-scaled: {line}" for line in judge_all(scaled)]
-    return lines
+        rho = rank_correlation(probes.get(name, []), data[name])
+        if vals:
+            follows.append(f"{name} {min(vals):.1f}-{max(vals):.1f} ms"
+                           + (f", rho {rho:+.2f}" if rho is not None else ""))
+        if name != "bare":
+            figure = (f"{statistics.median(band[name]) - base:+.1f} ms" if band[name] and base is not None
+                      else "-")
+            fast.append(f"{name} {figure} ({len(band[name])} of {len(data[name])})")
+    return [f"{wname}: CPU-speed probe per row (its range; rank correlation with the row's "
+            f"elapsed_ms): " + "; ".join(follows),
+            f"{wname}: fast CPU only (probe <= 1.25 x the fastest; median - bare's median, "
+            f"{len(band['bare'])} bare runs; runs in the band): " + "; ".join(fast)]
 
 
 if sys.argv[1:2] == ["--table"]:  # saved runs tabled again; nothing is run

@@ -62,8 +62,8 @@ def check_ops_overhead(source, build, python, out):
         probes = json.load(f)["results"]["probe_ms"]
     if set(probes) != rows or any(len(v) != 1 or not (v[0] or 0) > 0 for v in probes.values()):
         sys.exit(f"FAIL: torch_ops_overhead.py kept the CPU-speed probes {probes}")
-    if "small_ops: probe-scaled: strata (ops)" not in stdout:
-        sys.exit(f"FAIL: torch_ops_overhead.py printed no probe-scaled verdict:\n{stdout}")
+    if "small_ops: fast CPU only" not in stdout or "strata (ops)" not in stdout.split("fast CPU only")[1]:
+        sys.exit(f"FAIL: torch_ops_overhead.py printed no fast-CPU figures:\n{stdout}")
     # The table is the run's last lines; the JSON alone must give it again.
     table = stdout[stdout.index("PyTorch op recording overhead"):]
     again = run([sys.executable, f"{source}/bench/torch_ops_overhead.py", "--table",
@@ -83,7 +83,7 @@ def check_unknown_row(source, build, python, out):
 
 def check_interval(source):
     sys.path.insert(0, f"{source}/bench")
-    from gpu_common import difference_interval, probe_scaled, rank_correlation, ranking
+    from gpu_common import difference_interval, fast_band, rank_correlation, ranking
     bare = [100, 104, 98, 150, 101, 149, 99, 103]
     less = [b + 10 + i % 3 for i, b in enumerate(bare)]
     more = [b + 30 + i % 2 for i, b in enumerate(bare)]
@@ -97,19 +97,16 @@ def check_interval(source):
         said = ranking(difference_interval(a, b, bare), "ms")
         if not said.endswith(expected):
             sys.exit(f"FAIL: difference_interval({a}, {b}) read as {said!r}, not {expected!r}")
-    # The same two speeds, each run's probe saying which it drew: scaled to
-    # the median probe, ours adds 10 and the peer 30 in every round.
+    # The same two speeds, each run's probe saying which it drew: the fast
+    # band keeps exactly the fast runs.
     speed = {"bare": [1.0] * 8, "ours": [1.5, 1.5, 1.0, 1.5, 1.0, 1.5, 1.5, 1.0],
              "peer": [1.0, 1.0, 1.5, 1.0, 1.5, 1.0, 1.0, 1.0]}
     data = {"bare": [100.0] * 8, "ours": [110.0 * f for f in speed["ours"]],
             "peer": [130.0 * f for f in speed["peer"]]}
     probes = {name: [20.0 * f for f in fs] for name, fs in speed.items()}
-    scaled = probe_scaled(data, probes)
-    if scaled is None or any(abs(x - 110) > 1e-9 for x in scaled["ours"]):
-        sys.exit(f"FAIL: probe_scaled gave {scaled}")
-    said = ranking(difference_interval(scaled["ours"], scaled["peer"], scaled["bare"]), "ms")
-    if not said.endswith("settled: less"):
-        sys.exit(f"FAIL: probe-scaled two-speed rows read as {said!r}")
+    band = fast_band(data, probes)
+    if band is None or band["ours"] != [110.0] * 3 or band["peer"] != [130.0] * 6 or len(band["bare"]) != 8:
+        sys.exit(f"FAIL: fast_band gave {band}")
     for xs, ys, rho in (([1, 2, 3, 4], [10, 20, 30, 40], 1.0), ([1, 2, 3, 4], [4, 3, 2, 1], -1.0),
                         ([1, 2, 2, 3], [1, 2, 2, 3], 1.0)):
         if abs(rank_correlation(xs, ys) - rho) > 1e-9:
