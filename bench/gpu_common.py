@@ -115,8 +115,8 @@ def fast_band(data, probes, width=1.25):
     if not every:
         return None
     limit = width * min(every)
-    return {name: [x for x, p in zip(data[name], probes.get(name, [])) if x is not None and p and p <= limit]
-            for name in data}
+    return {name: [x for x, p in zip(data[name], probes.get(name, []))
+                   if x is not None and p and p <= limit] for name in data}
 
 
 def verdict(met):

@@ -66,9 +66,19 @@ def judge(data, ours, peer, factor=1.0):
             f"{len(data[ours])} rounds; {sure})")
 
 
+# (ours, peer, factor): row `ours` should add at most factor x what `peer` adds.
+GOALS = (("strata (ops)", "torch.profiler", 1.0), ("strata (ops)", "nsys autograd-nvtx", 1.0),
+         ("strata (no ops)", "nsys --trace=cuda", 1.0), ("strata (no ops)", "cupti floor", 1.10))
+
+
+def judge_all(data):
+    return [line for ours, peer, factor in GOALS if (line := judge(data, ours, peer, factor))]
+
+
 def report(results, device):
     """Prints the table and the verdicts of results {workload: {"elapsed_ms":
-    {row: [ms per round]}, "command_wall_s": ...}}."""
+    {row: [ms per round]}, "probe_ms": (the same, where the program prints a
+    probe), "command_wall_s": ...}}."""
     rounds = max(len(res["elapsed_ms"]["bare"]) for res in results.values())
     print(f"\nPyTorch op recording overhead, {device}, {rounds} interleaved rounds; "
           f"added = median of per-round (tool - bare) of the program's own elapsed_ms")
@@ -90,14 +100,6 @@ def report(results, device):
     print("\n".join(verdicts))
 
 
-GOALS = (("strata (ops)", "torch.profiler", 1.0), ("strata (ops)", "nsys autograd-nvtx", 1.0),
-         ("strata (no ops)", "nsys --trace=cuda", 1.0), ("strata (no ops)", "cupti floor", 1.10))
-
-
-def judge_all(data):
-    return [line for ours, peer, factor in GOALS if (line := judge(data, ours, peer, factor))]
-
-
 def probe_lines(wname, data, probes):
     """What the runs' CPU-speed probe says (small_ops.py's probe_ms): how far
     each row's figure follows it, and each row's added time from the runs in
@@ -108,14 +110,15 @@ def probe_lines(wname, data, probes):
     follows, fast = [], []
     base = statistics.median(band["bare"]) if band["bare"] else None
     for name in data:
-        vals = [p for p in probes.get(name, []) if p]
-        rho = rank_correlation(probes.get(name, []), data[name])
+        row_probes = probes.get(name, [])
+        vals = [p for p in row_probes if p]
+        rho = rank_correlation(row_probes, data[name])
         if vals:
             follows.append(f"{name} {min(vals):.1f}-{max(vals):.1f} ms"
                            + (f", rho {rho:+.2f}" if rho is not None else ""))
         if name != "bare":
-            figure = (f"{statistics.median(band[name]) - base:+.1f} ms" if band[name] and base is not None
-                      else "-")
+            figure = (f"{statistics.median(band[name]) - base:+.1f} ms"
+                      if band[name] and base is not None else "-")
             fast.append(f"{name} {figure} ({len(band[name])} of {len(data[name])})")
     return [f"{wname}: CPU-speed probe per row (its range; rank correlation with the row's "
             f"elapsed_ms): " + "; ".join(follows),

@@ -36,7 +36,8 @@ def main(argv):
         y = x + 1
     sync()
     elapsed_ms = (time.perf_counter() - start) * 1000.0
-    print(f"device={args.device} ops={args.ops} elapsed_ms={elapsed_ms:.3f} probe_ms={probe_ms:.3f} check={float(y[0]):.1f}")
+    print(f"device={args.device} ops={args.ops} elapsed_ms={elapsed_ms:.3f} probe_ms={probe_ms:.3f} "
+          f"check={float(y[0]):.1f}")
     return 0
 
 
