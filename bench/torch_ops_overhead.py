@@ -37,6 +37,10 @@ minute (nsys alone about half of it). Prints a table last; per-run figures go
 to OUTDIR/torch_ops_overhead-WORKLOAD.json, rewritten after every round so that
 a call cut short keeps the rounds it finished: `torch_ops_overhead.py --table
 JSON...` prints such files' table and verdicts again, of the rounds they hold.
+`--pool JSON...` pools the rounds of several runs of one workload (each round
+keeps its own bare run; the rows every file has): where one call's rounds
+cannot rank two rows, the rounds of several calls on the same kind of machine
+may.
 """
 import json
 import os
@@ -126,9 +130,34 @@ def probe_lines(wname, data, probes):
             f"{len(band['bare'])} bare runs; runs in the band): " + "; ".join(fast)]
 
 
+def pool(paths):
+    """The rounds of the runs in `paths` (saved JSON files of one workload) as one
+    run: the rows every file has, each file's rounds cut to those all its kept
+    rows finished."""
+    runs = [json.load(open(path))["results"] for path in paths]
+    rows = [r for r in runs[0]["elapsed_ms"] if all(r in run["elapsed_ms"] for run in runs)]
+    pooled = {key: {r: [] for r in rows} for key in ("elapsed_ms", "probe_ms", "command_wall_s")}
+    for run in runs:
+        n = min(len(run["elapsed_ms"][r]) for r in rows)
+        for key, per_row in pooled.items():
+            for r in rows:
+                per_row[r] += (run.get(key, {}).get(r) or [None] * n)[:n]
+    return pooled
+
+
+def workload_of(path):
+    return re.sub(r"^torch_ops_overhead-(small_ops|train).*$", r"\1", os.path.basename(path))
+
+
+if sys.argv[1:2] == ["--pool"]:  # several saved runs of one workload, pooled
+    names = {workload_of(path) for path in sys.argv[2:]}
+    if len(names) != 1:
+        sys.exit(f"--pool: the files are of {len(names)} workloads, not one: {sorted(names)}")
+    report({names.pop(): pool(sys.argv[2:])}, "cuda")
+    sys.exit(0)
+
 if sys.argv[1:2] == ["--table"]:  # saved runs tabled again; nothing is run
-    saved = {re.sub(r"^torch_ops_overhead-(\w+).*$", r"\1", os.path.basename(path)):
-             json.load(open(path)) for path in sys.argv[2:]}
+    saved = {workload_of(path): json.load(open(path)) for path in sys.argv[2:]}
     report({wname: run["results"] for wname, run in saved.items()},
            next(iter(saved.values()))["device"])
     sys.exit(0)

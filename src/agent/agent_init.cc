@@ -142,9 +142,12 @@ void install_hooks(void (*exit_hook)(), void (*fork_hook)(), SignalHook signal_h
   }
 }
 
-// PyTorch ops: hands libstrata_torch.so, if the process loaded it already,
-// the external-correlation push and pop. When it loads later it calls
-// strata_agent_attach_torch itself: whichever comes second connects them.
+// PyTorch ops under STRATA_AGENT_CLOCK=cupti (external correlation on):
+// hands libstrata_torch.so, if the process loaded it already, the
+// external-correlation push and pop. When it loads later it calls
+// strata_agent_attach_torch itself: whichever comes second connects them. On
+// CLOCK_MONOTONIC (the default) nothing is pushed: the import links each API
+// call to the op open around it on its thread (import/torch_op_links.h).
 void attach_torch() {
   if (!Tracer::instance().tracing() || !Tracer::instance().external_correlation()) return;
   const char* path = std::getenv("STRATA_TORCH_LIB");
@@ -198,4 +201,12 @@ bool ensure_started(Origin origin) {
 // Called by libstrata_torch.so when it registers after the agent started.
 extern "C" __attribute__((visibility("default"))) void strata_agent_attach_torch() {
   strata::agent::attach_torch();
+}
+
+// For benchmarks that time the CUDA layer inside one process
+// (bench/torch_callback_cost.py --under-strata): 0 turns CUPTI's activity
+// records off, as a profiler between its sessions; 1 on again. Nothing
+// launched while off is in the trace. A no-op unless the agent is tracing.
+extern "C" __attribute__((visibility("default"))) void strata_agent_bench_record(int on) {
+  strata::agent::Tracer::instance().set_recording(on != 0);
 }

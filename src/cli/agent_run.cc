@@ -11,6 +11,7 @@
 #include "common/signal_forwarder.h"
 #include "common/strings.h"
 #include "import/spool_files.h"
+#include "import/torch_op_links.h"
 #include "import/torch_ops_ingest.h"
 
 namespace strata::cli {
@@ -96,7 +97,7 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
     }
   }
   // PyTorch ops (libstrata_torch's spools, issue 18): after the CUDA rows,
-  // which they are read against only at report time.
+  // then linked to the CUDA calls made inside them (import/torch_op_links.h).
   import::TorchIngestSummary torch;
   if (written) {
     auto torch_or = import::ingest_torch_spools(run_dir, trace.writer);
@@ -105,6 +106,9 @@ std::optional<IngestedRun> ingest_agent_run(const std::string& run_dir, const Ta
     } else {
       written = torch_or.error();
     }
+  }
+  if (written && torch.ops > 0) {
+    if (auto links = import::link_torch_ops_by_clock(trace.writer); !links) written = links.error();
   }
   run.torch_ops = torch.ops;
   if (written && before_commit) written = before_commit();

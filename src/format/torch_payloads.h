@@ -5,11 +5,14 @@
 //   u32 tid, u32 clock (InstrumentClock), i64 ref_ns, u64 ref_ticks, i64 now_ns,
 //   u64 now_ticks (the clock pairs of instrument-events: for kTsc, ns =
 //   ref_ns + (ticks - ref_ticks) * (now_ns - ref_ns) / (now_ticks - ref_ticks);
-//   for kMonotonic the stamps are ns and the four fields are 0), then count =
+//   for kMonotonic, what libstrata_torch writes since 2026-12-06, the stamps
+//   are ns and the four fields are 0), then count =
 //   (length - 40) / 48 records:
 //     u64 start, u64 end            stamps on `clock`
-//     u64 external_id               what the op pushed as CUPTI's external
-//                                   correlation id (0: none); unique per process
+//     u64 external_id               the op's id, unique per process; the
+//                                   CUPTI external correlation id it pushed
+//                                   where the agent keeps CUPTI's clock, else
+//                                   the id the import links its calls to
 //     i64 seq                       autograd sequence number (-1: none); links a
 //                                   forward op to its backward node
 //     u32 name_id                   a string of this spool's strings chunks

@@ -419,11 +419,14 @@ constexpr std::array<std::string_view, 19> kStrataTables = {
     status            INTEGER   NOT NULL,   -- 1 recording, 2 cannot hook, 3 the program started torch.profiler, 4 note
     text              TEXT      NOT NULL
 );)sql",
-    // CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION records: the id a PyTorch op
-    // pushed, per CUDA API call (nsys exports have no such table).
+    // The PyTorch op around each CUDA API call (nsys exports have no such
+    // table): found by the import on the shared clock
+    // (import/torch_op_links.h), or CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION
+    // records where the ops pushed their ids (older traces,
+    // STRATA_AGENT_CLOCK=cupti). Kind 3 (CUSTOM0) either way.
     R"sql(CREATE TABLE strata_external_correlation (
     globalPid         INTEGER   NOT NULL,
-    externalKind      INTEGER   NOT NULL,   -- CUpti_ExternalCorrelationKind (3: CUSTOM0, what strata pushes)
+    externalKind      INTEGER   NOT NULL,   -- CUpti_ExternalCorrelationKind (3: CUSTOM0, strata's op links)
     externalId        INTEGER   NOT NULL,   -- strata_torch_ops.externalId
     correlationId     INTEGER   NOT NULL    -- CUPTI_ACTIVITY_KIND_RUNTIME.correlationId
 );)sql",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -100,7 +101,7 @@ TEST(AgentLoad, ForkWithoutExecDoesNotHang) {
   EXPECT_NE(result.out.find("child status=0\n"), std::string::npos) << result.out;
 }
 
-TEST(AgentLoad, ExportsOnlyTheInjectionEntryPointsAndTheTorchAttach) {
+TEST(AgentLoad, ExportsOnlyTheInjectionEntryPointsTheTorchAttachAndTheBenchSwitch) {
   auto result = run_command({"/usr/bin/nm", "-D", "--defined-only", AGENT_LIB});
   if (result.exit_code != 0) GTEST_SKIP() << "no nm";
   std::vector<std::string> symbols;
@@ -112,8 +113,10 @@ TEST(AgentLoad, ExportsOnlyTheInjectionEntryPointsAndTheTorchAttach) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
+  std::sort(symbols.begin(), symbols.end());
   EXPECT_EQ(symbols, (std::vector<std::string>{"InitializeInjection", "InitializeInjectionNvtx2",
-                                               "strata_agent_attach_torch"}))
+                                               "strata_agent_attach_torch",
+                                               "strata_agent_bench_record"}))
       << result.out;
 }
 

@@ -14,7 +14,13 @@ minutes are few (docs/gpu-machine.md).
   two speeds drawn differently are not settled, as the medians alone would be;
 - bench/torch_loop_spread.py, two runs of the loop on the CPU: each repetition
   has the main thread's time on a CPU, within its loop's wall time, and a
-  steal time that is not negative.
+  steal time that is not negative;
+- `torch_ops_overhead.py --pool` on made-up runs: the rounds of every file, the
+  rows all of them have, the added times of the pooled rounds; files of two
+  workloads refused;
+- bench/torch_callback_cost.py on the CPU, plain and under `strata trace
+  --under-strata`: a figure per mechanism and round, and --only naming a
+  mechanism it does not have stops it, naming it.
 
 Exits 77 (ctest SKIP_RETURN_CODE) where no python3 imports torch; 1 on a failed check.
 """
@@ -132,8 +138,63 @@ def check_loop_spread(source, python, out):
             sys.exit(f"FAIL: torch_loop_spread.py repetition {rep}")
 
 
+def check_pool(source, out):
+    os.makedirs(out)
+
+    def saved(name, rows):
+        path = f"{out}/torch_ops_overhead-{name}.json"
+        with open(path, "w") as f:
+            json.dump({"rounds": 3, "device": "cuda", "results": {
+                "elapsed_ms": rows, "command_wall_s": {r: [1.0] * len(v) for r, v in rows.items()}}}, f)
+        return path
+
+    first = saved("small_ops-a", {"bare": [100, 102], "strata (ops)": [150, 151],
+                                  "torch.profiler": [160, 170], "nsys autograd-nvtx": [180, 181]})
+    # A call cut short: its last round has no torch.profiler run, so it goes.
+    second = saved("small_ops-b", {"bare": [200, 201, 202], "strata (ops)": [240, 239, 238],
+                                   "torch.profiler": [260, 258]})
+    stdout = run([sys.executable, f"{source}/bench/torch_ops_overhead.py", "--pool", first, second],
+                 {}, "torch_ops_overhead.py --pool")
+    # strata - bare per round: 50, 49, 40, 38 -> median 44.5; torch.profiler: 60, 68, 60, 57 -> 60.
+    if ("4 interleaved rounds" not in stdout or "strata (ops) 44.500 ms <= torch.profiler 60.000 ms"
+            not in stdout or "nsys" in stdout):
+        sys.exit(f"FAIL: --pool printed\n{stdout}")
+    train = saved("train-c", {"bare": [1], "strata (ops)": [2], "torch.profiler": [3]})
+    proc = subprocess.run([sys.executable, f"{source}/bench/torch_ops_overhead.py", "--pool", first,
+                           train], capture_output=True, text=True, timeout=60)
+    if proc.returncode == 0 or "2 workloads" not in proc.stderr:
+        sys.exit(f"FAIL: --pool of two workloads gave exit {proc.returncode}: {proc.stderr[-400:]}")
+
+
+def check_callback_cost(source, build, python, out):
+    os.makedirs(out)
+    script = f"{source}/bench/torch_callback_cost.py"
+    short = ["--rounds", "2", "--ops", "200", "--warmup", "20", "--device", "cpu"]
+    runs = {
+        "plain": ([python, script, "--lib", f"{build}/lib/libstrata_torch.so", "--only",
+                   "bare;strata;torch.profiler(CPU)"], ["bare", "strata", "torch.profiler(CPU)"]),
+        "strata": ([f"{build}/bin/strata", "trace", "--stats", "false", "--force", "-o",
+                    f"{out}/trace.sqlite", "--", python, script, "--under-strata"],
+                   ["strata records off", "strata CUDA layer only", "strata ops, unlinked",
+                    "strata ops, as set up"]),
+    }
+    for name, (argv, mechanisms) in runs.items():
+        run(argv + short + ["--json", f"{out}/{name}.json"], {}, f"torch_callback_cost.py ({name})")
+        with open(f"{out}/{name}.json") as f:
+            figures = json.load(f)["ns_per_op"]
+        expected = {f"cpu {m}" for m in mechanisms}
+        if set(figures) != expected or any(len(v) != 2 or min(v) <= 0 for v in figures.values()):
+            sys.exit(f"FAIL: torch_callback_cost.py ({name}) kept {figures}, not 2 rounds of {expected}")
+    proc = subprocess.run([python, script, "--lib", f"{build}/lib/libstrata_torch.so", "--only",
+                           "bare;strata (typo)"] + short, capture_output=True, text=True, timeout=120)
+    if proc.returncode == 0 or "strata (typo)" not in proc.stderr:
+        sys.exit(f"FAIL: --only with an unknown mechanism gave exit {proc.returncode}: {proc.stderr[-400:]}")
+
+
 def main(source, build):
     check_interval(source)
+    with tempfile.TemporaryDirectory() as out:
+        check_pool(source, f"{out}/pool")
     python = torch_python()
     if python is None:
         print("SKIP: no python3 here imports torch")
@@ -142,6 +203,7 @@ def main(source, build):
         check_ops_overhead(source, build, python, f"{out}/ops")
         check_unknown_row(source, build, python, f"{out}/unknown")
         check_loop_spread(source, python, f"{out}/spread")
+        check_callback_cost(source, build, python, f"{out}/callback")
     print("PASS")
     return 0
 

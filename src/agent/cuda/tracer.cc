@@ -220,9 +220,13 @@ bool Tracer::enable_activities() {
                static_cast<int>(k.kind), result_string(rc));
     }
   }
-  // External correlation (PyTorch ops): only when the record walk can step
-  // over its records; an unknown kind would end the walk of every buffer.
-  if ((groups & kRecordKernel) != 0 &&
+  // External correlation (PyTorch ops): only where timestamps stay on
+  // CUPTI's clock (STRATA_AGENT_CLOCK=cupti). Otherwise an API call's start
+  // and the ops' stamps are read from CLOCK_MONOTONIC on the same thread, and
+  // the import links each call to the op open around it without an id
+  // pushed per op (import/torch_op_links.h). Only when the record walk can
+  // step over its records; an unknown kind would end the walk of every buffer.
+  if (config_.cupti_clock && (groups & kRecordKernel) != 0 &&
       format::cupti_record_size(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != 0) {
     CUptiResult rc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     if (rc != CUPTI_SUCCESS) {
@@ -242,6 +246,15 @@ void Tracer::disable_activities() {
   for (const KindInGroup& k : kRequiredKinds) cuptiActivityDisable(k.kind);
   for (const KindInGroup& k : kOptionalKinds) cuptiActivityDisable(k.kind);
   if (external_correlation_.exchange(false)) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+}
+
+void Tracer::set_recording(bool on) {
+  if (!tracing()) return;
+  if (on) {
+    enable_activities();
+  } else {
+    disable_activities();
+  }
 }
 
 int Tracer::push_external_id(uint64_t id) {

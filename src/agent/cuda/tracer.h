@@ -57,12 +57,17 @@ class Tracer {
   // SignalChain hook (async-signal-safe).
   void on_signal(int sig, bool terminating);
 
-  // PyTorch ops (libstrata_torch.so, docs/torch-ops.md): each op pushes its
-  // id as CUPTI's external correlation id (CUSTOM0) while it runs, so the
+  // PyTorch ops (libstrata_torch.so, docs/torch-ops.md) under
+  // STRATA_AGENT_CLOCK=cupti: each op pushes its id as CUPTI's external
+  // correlation id (CUSTOM0) while it runs, so the
   // CUpti_ActivityExternalCorrelation records in this process's buffers link
-  // it to the API calls, and through them the kernels, it made. Enabled only
-  // where the record walk knows the record's size.
+  // it to the API calls, and through them the kernels, it made. Not needed
+  // (and off) on CLOCK_MONOTONIC, the default: the import links calls to ops
+  // by the one clock. Enabled only where the record walk knows the record's size.
   bool external_correlation() const { return external_correlation_.load(std::memory_order_acquire); }
+  // Benchmarks only (strata_agent_bench_record): activity records off or on
+  // again while tracing; the spool, drain thread and subscription stay.
+  void set_recording(bool on);
   // 0 when pushed/popped; the wrappers do nothing (non-zero) unless tracing.
   static int push_external_id(uint64_t id);
   static int pop_external_id();

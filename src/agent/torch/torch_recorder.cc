@@ -6,13 +6,23 @@
 // Python hook src/agent/torch/python/sitecustomize.py) and what it costs.
 //
 // Per op: its start (at the start callback) and end (at the end callback) on
-// the op's own thread, TSC stamps mapped to CLOCK_MONOTONIC by the pairs in
-// each chunk (as instrument.cc), the depth (ops open on the thread), the
-// autograd sequence number (read at an offset probed at run time), the scope
-// (each callback covers a disjoint set of scopes, so the scope is known
-// without reading the object), an external id unique in the process pushed as
-// CUPTI's external correlation id while the op runs (when the CUDA agent is
-// attached), and optionally input shapes and the Python caller.
+// the op's own thread, read from CLOCK_MONOTONIC, the depth (ops open on the
+// thread), the autograd sequence number (read at an offset probed at run
+// time), the scope (each callback covers a disjoint set of scopes, so the
+// scope is known without reading the object), an id unique in the process,
+// and optionally input shapes and the Python caller.
+//
+// The link to kernels: the CUDA agent puts CUPTI's timestamps on
+// CLOCK_MONOTONIC too, so on one thread an op's start, the start of each CUDA
+// call it makes and its end are three reads of one clock in program order,
+// and the import links each call to the innermost op open around it
+// (import/torch_op_links.h): the answer CUPTI's external correlation gives,
+// without two CUPTI calls per op (about 0.42 us per op on the H100,
+// docs/PERFORMANCE.md). A clock read costs ~15 ns more than the TSC: the
+// price of an order that holds by construction (a TSC mapped afterwards
+// would follow NTP's slewing only on average). Only where the agent keeps
+// CUPTI's own clock (STRATA_AGENT_CLOCK=cupti) does it attach its push and
+// pop, and each op pushes its id as the external correlation id.
 //
 // Threading: a thread writes only its own buffer on the hot path. Open ops
 // live on a per-thread stack; an op enters the thread's buffer of finished
@@ -45,11 +55,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
 
 #include "agent/torch/python_stack.h"
 #include "agent/torch/torch_abi.h"
@@ -116,9 +121,6 @@ std::atomic<int (*)()> g_pop{nullptr};
 std::atomic<bool> g_child_pending{false};
 bool child_spool_ready();
 
-bool g_use_tsc = false;
-int64_t g_ref_ns = 0;
-uint64_t g_ref_ticks = 0;
 pid_t g_owner_pid = 0;
 pthread_key_t g_key;
 alignas(format::SpoolWriter) unsigned char g_writer_storage[sizeof(format::SpoolWriter)];
@@ -159,35 +161,8 @@ bool g_handled[kSignalCount];
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
 
-inline uint64_t stamp() {
-#if defined(__x86_64__)
-  if (g_use_tsc) return __rdtsc();
-#endif
-  return static_cast<uint64_t>(monotonic_ns());
-}
-
-void clock_pair(int64_t* ns, uint64_t* tick) {
-  int64_t a = monotonic_ns();
-#if defined(__x86_64__)
-  *tick = __rdtsc();
-#else
-  *tick = 0;
-#endif
-  int64_t b = monotonic_ns();
-  *ns = a + (b - a) / 2;
-}
-
-// Invariant TSC (CPUID 0x80000007 EDX bit 8), as instrument.cc.
-bool tsc_is_invariant() {
-#if defined(__x86_64__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
-  __cpuid(0x80000007u, eax, ebx, ecx, edx);
-  return (edx >> 8) & 1u;
-#else
-  return false;
-#endif
-}
+// CLOCK_MONOTONIC, the clock of the CUDA agent's API records (see the top).
+inline uint64_t stamp() { return static_cast<uint64_t>(monotonic_ns()); }
 
 uint32_t current_tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
@@ -204,21 +179,14 @@ bool enter_flusher() {
 
 void leave_flusher() { g_flushers.fetch_sub(1, std::memory_order_seq_cst); }
 
-// One torch-ops chunk: the 40-byte clock prefix, then `n` records.
+// One torch-ops chunk: the 40-byte clock prefix (stamps in ns, no TSC pairs),
+// then `n` records.
 void write_ops(uint32_t tid, const TorchOpRecord* ops, uint32_t n) {
   if (n == 0) return;
   unsigned char prefix[format::kTorchOpsPrefix] = {};
-  int64_t now_ns = 0;
-  uint64_t now_ticks = 0;
-  if (g_use_tsc) clock_pair(&now_ns, &now_ticks);
   namespace off = format::instrument_events_offset;
   format::store_le32(prefix + off::kTid, tid);
-  format::store_le32(prefix + off::kClock, static_cast<uint32_t>(g_use_tsc ? format::InstrumentClock::kTsc
-                                                                            : format::InstrumentClock::kMonotonic));
-  format::store_le64(prefix + off::kRefNs, static_cast<uint64_t>(g_use_tsc ? g_ref_ns : 0));
-  format::store_le64(prefix + off::kRefTicks, g_use_tsc ? g_ref_ticks : 0);
-  format::store_le64(prefix + off::kNowNs, static_cast<uint64_t>(now_ns));
-  format::store_le64(prefix + off::kNowTicks, now_ticks);
+  format::store_le32(prefix + off::kClock, static_cast<uint32_t>(format::InstrumentClock::kMonotonic));
   iovec parts[2] = {{prefix, sizeof prefix}, {const_cast<TorchOpRecord*>(ops), size_t{n} * sizeof(TorchOpRecord)}};
   if (!g_writer->append_iov(format::ChunkKind::kTorchOps, parts, 2)) {
     g_dropped.fetch_add(n, std::memory_order_relaxed);
@@ -464,8 +432,6 @@ bool ensure_open() {
     return false;
   }
   std::memcpy(g_dir, dir, len + 1);
-  g_use_tsc = tsc_is_invariant();
-  if (g_use_tsc) clock_pair(&g_ref_ns, &g_ref_ticks);
   g_writer = new (g_writer_storage) format::SpoolWriter();
   g_owner_pid = getpid();
   if (pthread_key_create(&g_key, on_thread_exit) != 0 || !open_spool()) {
