@@ -29,19 +29,8 @@
 
 namespace strata::import {
 
-struct OpSpan {
-  int64_t global_tid = 0;
-  int64_t start = 0;
-  int64_t end = 0;
-  int64_t depth = 0;
-  int64_t external_id = 0;
-};
-
-struct CallStart {
-  int64_t global_tid = 0;
-  int64_t start = 0;
-  int64_t correlation_id = 0;
-};
+using store::CallStart;
+using store::OpSpan;
 
 // For each call, the innermost op of its thread with start <= call start <=
 // end (the latest-started one of those open), as a CUSTOM0 row; calls outside

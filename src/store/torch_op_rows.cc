@@ -25,18 +25,24 @@ Status insert_all(TraceWriter& writer, const char* sql, size_t count,
   return Ok{};
 }
 
-// Runs `sql` over `table` when the table exists, calling `row` per result row.
-Status read_table(const TraceReader& reader, const char* table, const std::string& sql,
+// Runs `sql` over `table` of `db` (the file `path`) when the table exists,
+// calling `row` per result row.
+Status read_table(sqlite3* db, const std::string& path, const char* table, const std::string& sql,
                   const std::function<void(const sql::Statement&)>& row) {
-  const std::string name = printable(reader.path());
-  STRATA_ASSIGN_OR_RETURN(bool exists, sql::table_exists(reader.handle(), table, name));
+  const std::string name = printable(path);
+  STRATA_ASSIGN_OR_RETURN(bool exists, sql::table_exists(db, table, name));
   if (!exists) return Ok{};
-  auto stmt = sql::Statement::prepare(reader.handle(), sql, name);
+  auto stmt = sql::Statement::prepare(db, sql, name);
   if (!stmt) return make_error(fmt::format("{}: {}: {}", name, table, stmt.error().message));
   int rc;
   while ((rc = stmt->step()) == SQLITE_ROW) row(*stmt);
-  if (rc != SQLITE_DONE) return sql::error(reader.handle(), fmt::format("{}: {}", name, table));
+  if (rc != SQLITE_DONE) return sql::error(db, fmt::format("{}: {}", name, table));
   return Ok{};
+}
+
+Status read_table(const TraceReader& reader, const char* table, const std::string& sql,
+                  const std::function<void(const sql::Statement&)>& row) {
+  return read_table(reader.handle(), reader.path(), table, sql, row);
 }
 
 // Kineto's names (libkineto's memcpyKindString / memoryKindString) by nsys's
@@ -53,6 +59,29 @@ const char* mem_kind_name(int64_t kind) {
 }
 
 }  // namespace
+
+Result<ClockLinkRows> load_clock_link_rows(TraceWriter& writer) {
+  ClockLinkRows out;
+  sqlite3* db = writer.handle();
+  STRATA_TRY(read_table(db, writer.path(), "strata_external_correlation",
+                        "SELECT DISTINCT globalPid FROM strata_external_correlation",
+                        [&](const sql::Statement& s) { out.pushed_pids.push_back(s.column_int(0)); }));
+  STRATA_TRY(read_table(db, writer.path(), "strata_torch_ops",
+                        "SELECT globalTid, start, end, depth, externalId FROM strata_torch_ops "
+                        "WHERE externalId != 0",
+                        [&](const sql::Statement& s) {
+                          out.ops.push_back({s.column_int(0), s.column_int(1), s.column_int(2),
+                                             s.column_int(3), s.column_int(4)});
+                        }));
+  // Runtime and driver calls alike (nsys's table holds both, by eventClass).
+  STRATA_TRY(read_table(db, writer.path(), "CUPTI_ACTIVITY_KIND_RUNTIME",
+                        "SELECT globalTid, start, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                        "WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL",
+                        [&](const sql::Statement& s) {
+                          out.calls.push_back({s.column_int(0), s.column_int(1), s.column_int(2)});
+                        }));
+  return out;
+}
 
 std::string torch_memcpy_name(int64_t copy_kind, int64_t src_kind, int64_t dst_kind) {
   return fmt::format("Memcpy {} ({} -> {})", copy_kind_name(copy_kind), mem_kind_name(src_kind),

@@ -98,6 +98,31 @@ struct TorchOpRows {
 // naming the file and the table.
 Result<TorchOpRows> load_torch_op_rows(const TraceReader& reader);
 
+// What the import's clock link reads (import/torch_op_links.h): each op's span
+// on its thread and each CUDA API call's start.
+struct OpSpan {
+  int64_t global_tid = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t depth = 0;
+  int64_t external_id = 0;
+};
+
+struct CallStart {
+  int64_t global_tid = 0;
+  int64_t start = 0;
+  int64_t correlation_id = 0;
+};
+
+struct ClockLinkRows {
+  std::vector<int64_t> pushed_pids;  // globalPids with strata_external_correlation rows
+  std::vector<OpSpan> ops;
+  std::vector<CallStart> calls;  // runtime and driver calls
+};
+
+// Reads them in `writer`'s open transaction (absent tables read as empty).
+Result<ClockLinkRows> load_clock_link_rows(TraceWriter& writer);
+
 // torch's (Kineto's) name of a copy: "Memcpy HtoD (Pageable -> Device)";
 // copy_kind is ENUM_CUDA_MEMCPY_OPER's id, the kinds ENUM_CUDA_MEM_KIND's.
 std::string torch_memcpy_name(int64_t copy_kind, int64_t src_kind, int64_t dst_kind);
