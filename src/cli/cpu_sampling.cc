@@ -13,6 +13,7 @@
 #include <string>
 
 #include "analysis/python_view.h"
+#include "common/process.h"
 #include "common/strings.h"
 #include "import/cpu/store_profile.h"
 #include "import/inprocess_sampling.h"
@@ -35,11 +36,10 @@ std::optional<sampler::PythonRuntime> python_runtime_of_file(const std::string& 
 // symbolize::read_proc_maps: it also reads the process's perf map, which
 // this lookup (on the sampler's draining thread) has no use for.
 std::optional<sampler::PythonRuntime> python_runtime_of_process(uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::optional<std::string> text = read_proc_file("/proc/" + std::to_string(pid) + "/maps");
+  if (!text) return std::nullopt;
   std::optional<sampler::PythonRuntime> with_problem;
-  for (const symbolize::MapsLine& line : symbolize::parse_proc_maps(text.str())) {
+  for (const symbolize::MapsLine& line : symbolize::parse_proc_maps(*text)) {
     if (line.path.empty() || !line.executable()) continue;
     auto runtime = python_runtime_of_file(line.path, line.start, line.pgoff);
     if (!runtime) continue;

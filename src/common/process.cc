@@ -190,8 +190,30 @@ std::string describe_termination(const ProcessResult& result) {
   return "exited with status " + std::to_string(result.exit_status.value_or(0));
 }
 
+std::optional<std::string> read_proc_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buf[64 * 1024];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 std::optional<uint32_t> process_fs_uid(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  const std::optional<std::string> status =
+      read_proc_file("/proc/" + std::to_string(pid) + "/status");
+  if (!status) return std::nullopt;
+  std::istringstream in(*status);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("Uid:", 0) != 0) continue;

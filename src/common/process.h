@@ -78,6 +78,13 @@ std::string describe_termination(const ProcessResult& result);
 // This machine's name, for run metadata; "" when it has none.
 std::string host_name();
 
+// The whole of a /proc file (maps, stat, status) read with read(2); nullopt
+// when it cannot be opened or a read fails. A process that exits between the
+// open and the read makes the read fail with ESRCH, which an ifstream's
+// filebuf throws as an exception through istreambuf_iterator: callers that
+// read another process's files use this instead.
+std::optional<std::string> read_proc_file(const std::string& path);
+
 // The fs uid of a live process (the one its files are created with, which
 // follows the effective uid), from /proc/PID/status ("Uid: real effective
 // saved fs"); nullopt once it is gone or the file is unreadable.

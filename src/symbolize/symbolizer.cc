@@ -797,10 +797,9 @@ const SymbolizerStats& Symbolizer::stats() const {
 Result<AddressSpace> read_proc_maps(int pid) {
   std::string name = pid == 0 ? "self" : std::to_string(pid);
   std::string path = "/proc/" + name + "/maps";
-  std::ifstream in(path);
-  if (!in) return make_error("cannot read " + path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, text);
+  const std::optional<std::string> text = read_proc_file(path);
+  if (!text) return make_error("cannot read " + path);
+  AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, *text);
   // Only the process's own map: /tmp is everyone's (PerfMap::read_owned_file).
   if (std::optional<uint32_t> uid = process_fs_uid(space.pid)) {
     Result<PerfMap> perf_map =

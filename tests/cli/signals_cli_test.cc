@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "common/process.h"
 #include "store/trace_db.h"
 
 namespace strata::testing {
@@ -78,9 +79,12 @@ std::optional<int> wait_exit(pid_t pid, std::chrono::milliseconds limit) {
 }
 
 // Fields of /proc/PID/stat after the command name: state, ppid, ...
+// read_proc_file, not an ifstream: the process may exit between the open and
+// the read (CI saw it), which a filebuf throws as an exception.
 bool proc_stat(pid_t pid, char* state, pid_t* ppid, std::string* comm) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<std::string> stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  const std::string& text = *stat;
   const size_t open_paren = text.find('(');
   const size_t close_paren = text.rfind(')');
   if (open_paren == std::string::npos || close_paren == std::string::npos) return false;

@@ -155,13 +155,14 @@ TEST(SignalForwarderTest, AfterTheOutermostGoesAStopSignalExits128PlusN) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     EXPECT_TRUE(WIFEXITED(status)) << sigabbrev_np(sig) << ": died of signal "
                                    << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << sigabbrev_np(sig);
+    if (WIFEXITED(status)) {
+      EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << sigabbrev_np(sig);
+    }
   }
 }
 
 bool is_dead(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_proc_file("/proc/" + std::to_string(pid) + "/stat").value_or("");
   const size_t paren = text.rfind(')');
   return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z' ||
          text[paren + 2] == 'X';
