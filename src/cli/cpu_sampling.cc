@@ -36,7 +36,7 @@ std::optional<sampler::PythonRuntime> python_runtime_of_file(const std::string& 
 // symbolize::read_proc_maps: it also reads the process's perf map, which
 // this lookup (on the sampler's draining thread) has no use for.
 std::optional<sampler::PythonRuntime> python_runtime_of_process(uint32_t pid) {
-  const std::optional<std::string> text = read_proc_file("/proc/" + std::to_string(pid) + "/maps");
+  const std::optional<std::string> text = read_proc_text("/proc/" + std::to_string(pid) + "/maps");
   if (!text) return std::nullopt;
   std::optional<sampler::PythonRuntime> with_problem;
   for (const symbolize::MapsLine& line : symbolize::parse_proc_maps(*text)) {

@@ -190,7 +190,7 @@ std::string describe_termination(const ProcessResult& result) {
   return "exited with status " + std::to_string(result.exit_status.value_or(0));
 }
 
-std::optional<std::string> read_proc_file(const std::string& path) {
+std::optional<std::string> read_proc_text(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::string text;
@@ -211,7 +211,7 @@ std::optional<std::string> read_proc_file(const std::string& path) {
 
 std::optional<uint32_t> process_fs_uid(int pid) {
   const std::optional<std::string> status =
-      read_proc_file("/proc/" + std::to_string(pid) + "/status");
+      read_proc_text("/proc/" + std::to_string(pid) + "/status");
   if (!status) return std::nullopt;
   std::istringstream in(*status);
   std::string line;

@@ -82,8 +82,9 @@ std::string host_name();
 // when it cannot be opened or a read fails. A process that exits between the
 // open and the read makes the read fail with ESRCH, which an ifstream's
 // filebuf throws as an exception through istreambuf_iterator: callers that
-// read another process's files use this instead.
-std::optional<std::string> read_proc_file(const std::string& path);
+// read another process's files use this instead. (format::read_proc_file is
+// the async-signal-safe reader for a producer's own files, inside the target.)
+std::optional<std::string> read_proc_text(const std::string& path);
 
 // The fs uid of a live process (the one its files are created with, which
 // follows the effective uid), from /proc/PID/status ("Uid: real effective

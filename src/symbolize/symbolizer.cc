@@ -797,7 +797,7 @@ const SymbolizerStats& Symbolizer::stats() const {
 Result<AddressSpace> read_proc_maps(int pid) {
   std::string name = pid == 0 ? "self" : std::to_string(pid);
   std::string path = "/proc/" + name + "/maps";
-  const std::optional<std::string> text = read_proc_file(path);
+  const std::optional<std::string> text = read_proc_text(path);
   if (!text) return make_error("cannot read " + path);
   AddressSpace space = address_space_from_maps(pid == 0 ? static_cast<int>(getpid()) : pid, *text);
   // Only the process's own map: /tmp is everyone's (PerfMap::read_owned_file).

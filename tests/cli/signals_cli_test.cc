@@ -79,10 +79,10 @@ std::optional<int> wait_exit(pid_t pid, std::chrono::milliseconds limit) {
 }
 
 // Fields of /proc/PID/stat after the command name: state, ppid, ...
-// read_proc_file, not an ifstream: the process may exit between the open and
+// read_proc_text, not an ifstream: the process may exit between the open and
 // the read (CI saw it), which a filebuf throws as an exception.
 bool proc_stat(pid_t pid, char* state, pid_t* ppid, std::string* comm) {
-  const std::optional<std::string> stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  const std::optional<std::string> stat = read_proc_text("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return false;
   const std::string& text = *stat;
   const size_t open_paren = text.find('(');

@@ -68,7 +68,7 @@ TEST(RunProcess, TellsTheChildPid) {
   EXPECT_EQ(pids[1], -1);
 }
 
-TEST(ReadProcFile, ReadsPastOneBufferWhole) {
+TEST(ReadProcText, ReadsPastOneBufferWhole) {
   // Any file will do; 200,000 bytes span several of its 64 KiB reads.
   char path[] = "/tmp/strata-read-proc-XXXXXX";
   const int fd = mkstemp(path);
@@ -77,20 +77,20 @@ TEST(ReadProcFile, ReadsPastOneBufferWhole) {
   std::string written;
   for (int i = 0; written.size() < 200'000; ++i) written += std::to_string(i) + "\n";
   std::ofstream(path, std::ios::binary) << written;
-  const std::optional<std::string> read = read_proc_file(path);
+  const std::optional<std::string> read = read_proc_text(path);
   std::remove(path);
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(*read, written);
 }
 
-TEST(ReadProcFile, AReapedProcessHasNoFileAndNothingThrows) {
+TEST(ReadProcText, AReapedProcessHasNoFileAndNothingThrows) {
   const pid_t child = fork();
   if (child == 0) _exit(0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_FALSE(read_proc_file("/proc/" + std::to_string(child) + "/stat").has_value());
+  EXPECT_FALSE(read_proc_text("/proc/" + std::to_string(child) + "/stat").has_value());
   EXPECT_FALSE(process_fs_uid(child).has_value());
-  const std::optional<std::string> own = read_proc_file("/proc/self/status");
+  const std::optional<std::string> own = read_proc_text("/proc/self/status");
   ASSERT_TRUE(own.has_value());
   EXPECT_NE(own->find("Uid:"), std::string::npos);
   EXPECT_EQ(process_fs_uid(getpid()), geteuid());

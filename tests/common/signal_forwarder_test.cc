@@ -162,7 +162,7 @@ TEST(SignalForwarderTest, AfterTheOutermostGoesAStopSignalExits128PlusN) {
 }
 
 bool is_dead(pid_t pid) {
-  const std::string text = read_proc_file("/proc/" + std::to_string(pid) + "/stat").value_or("");
+  const std::string text = read_proc_text("/proc/" + std::to_string(pid) + "/stat").value_or("");
   const size_t paren = text.rfind(')');
   return paren == std::string::npos || paren + 2 >= text.size() || text[paren + 2] == 'Z' ||
          text[paren + 2] == 'X';
