@@ -71,6 +71,11 @@ enum TorchOpFlag : uint8_t {
   // The op was still open when its thread's ops were written at exit (or a
   // crash): its end is that moment, not the op's end.
   kTorchOpUnfinished = 1,
+  // The op's id was pushed as CUPTI's external correlation id (since 1.3's
+  // clock link: only where the agent keeps CUPTI's clock, whose timestamps
+  // are not the op's CLOCK_MONOTONIC). CUPTI's rows link its calls; the
+  // import must not link its process by the clock.
+  kTorchOpPushed = 2,
 };
 
 enum class TorchStatus : uint32_t {

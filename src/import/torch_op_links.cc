@@ -7,6 +7,7 @@
 
 #include "analysis/torch_op_profile.h"
 #include "common/global_id.h"
+#include "format/torch_payloads.h"
 
 namespace strata::import {
 
@@ -47,8 +48,14 @@ std::vector<store::ExternalCorrelationRow> link_calls_to_ops(std::vector<OpSpan>
 
 Result<uint64_t> link_torch_ops_by_clock(store::TraceWriter& writer) {
   STRATA_ASSIGN_OR_RETURN(auto rows, store::load_clock_link_rows(writer));
-  std::set<int64_t> pushed;  // processes whose ops pushed their ids: CUPTI's rows stand
+  // Processes left as they are: those with CUPTI's rows, and those whose ops
+  // pushed their ids (the agent kept CUPTI's clock, so their calls' starts
+  // are not on the ops' clock), whether or not any call fell inside an op.
+  std::set<int64_t> pushed;
   for (int64_t pid : rows.pushed_pids) pushed.insert(global_id::process_of(pid));
+  for (const OpSpan& op : rows.ops) {
+    if (op.flags & format::kTorchOpPushed) pushed.insert(global_id::process_of(op.global_tid));
+  }
   auto unlinked = [&](int64_t global_tid) {
     return pushed.count(global_id::process_of(global_tid)) == 0;
   };

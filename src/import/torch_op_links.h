@@ -14,8 +14,9 @@
 // The links go into strata_external_correlation as kind CUSTOM0 rows, the
 // rows a pushed id would have made, so every reader of the table (the op
 // table, the exports, diagnose) reads both alike. Processes that have such
-// rows already (traces of older versions; the agent on CUPTI's own clock,
-// STRATA_AGENT_CLOCK=cupti, where the ops push their ids) are left as they are.
+// rows already (traces of older versions) or whose ops pushed their ids
+// (format::kTorchOpPushed: the agent on CUPTI's own clock,
+// STRATA_AGENT_CLOCK=cupti) are left as they are.
 //
 // Threading: one thread, the writer's.
 #pragma once
@@ -39,8 +40,8 @@ std::vector<store::ExternalCorrelationRow> link_calls_to_ops(std::vector<OpSpan>
                                                              std::vector<CallStart> calls);
 
 // Links, in `writer`'s open transaction, the runtime and driver API calls of
-// every process that has ops and no strata_external_correlation row; returns
-// how many calls it linked.
+// every process that has ops, none of them pushed, and no
+// strata_external_correlation row; returns how many calls it linked.
 Result<uint64_t> link_torch_ops_by_clock(store::TraceWriter& writer);
 
 }  // namespace strata::import

@@ -66,12 +66,13 @@ Result<ClockLinkRows> load_clock_link_rows(TraceWriter& writer) {
   STRATA_TRY(read_table(db, writer.path(), "strata_external_correlation",
                         "SELECT DISTINCT globalPid FROM strata_external_correlation",
                         [&](const sql::Statement& s) { out.pushed_pids.push_back(s.column_int(0)); }));
+
   STRATA_TRY(read_table(db, writer.path(), "strata_torch_ops",
-                        "SELECT globalTid, start, end, depth, externalId FROM strata_torch_ops "
-                        "WHERE externalId != 0",
+                        "SELECT globalTid, start, end, depth, externalId, flags "
+                        "FROM strata_torch_ops WHERE externalId != 0",
                         [&](const sql::Statement& s) {
                           out.ops.push_back({s.column_int(0), s.column_int(1), s.column_int(2),
-                                             s.column_int(3), s.column_int(4)});
+                                             s.column_int(3), s.column_int(4), s.column_int(5)});
                         }));
   // Runtime and driver calls alike (nsys's table holds both, by eventClass).
   STRATA_TRY(read_table(db, writer.path(), "CUPTI_ACTIVITY_KIND_RUNTIME",

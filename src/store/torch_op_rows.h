@@ -106,6 +106,7 @@ struct OpSpan {
   int64_t end = 0;
   int64_t depth = 0;
   int64_t external_id = 0;
+  int64_t flags = 0;  // format::TorchOpFlag bits
 };
 
 struct CallStart {

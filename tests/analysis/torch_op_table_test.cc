@@ -223,9 +223,13 @@ TEST(TorchOpTable, GroupByStackUsesFilteredFramesAndBackwardTakesForwardStack) {
       ASSERT_EQ(r.stack.size(), 1u);
       // The autograd frame is filtered; the backward thread's mm has the
       // forward's stack, so it shares the forward's row.
-      if (r.stack[0] == "train.py(12): step") EXPECT_EQ(r.calls, 2);
+      if (r.stack[0] == "train.py(12): step") {
+        EXPECT_EQ(r.calls, 2);
+      }
     }
-    if (r.name == "MmBackward0") EXPECT_EQ(r.stack, std::vector<std::string>{"train.py(12): step"});
+    if (r.name == "MmBackward0") {
+      EXPECT_EQ(r.stack, std::vector<std::string>{"train.py(12): step"});
+    }
   }
   EXPECT_EQ(mm_rows, 2);
   store::TorchOpRows bare;

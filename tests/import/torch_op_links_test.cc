@@ -14,6 +14,7 @@
 
 #include "analysis/torch_op_profile.h"
 #include "common/global_id.h"
+#include "format/torch_payloads.h"
 #include "store/sqlite_util.h"
 #include "store/torch_op_rows.h"
 #include "util/temp_dir.h"
@@ -162,6 +163,28 @@ TEST_F(LinkTorchOpsByClockTest, LinksOnlyProcessesWithoutPushedIds) {
   EXPECT_EQ(linked_to(rows->correlations, 10), 1);
   EXPECT_EQ(linked_to(rows->correlations, 11), 0);
   EXPECT_EQ(linked_to(rows->correlations, 20), 2);
+}
+
+// Under STRATA_AGENT_CLOCK=cupti the ops push their ids and the calls are on
+// CUPTI's clock: a process none of whose calls CUPTI put inside an op has no
+// rows, and its numbers must not be read as one clock either.
+TEST_F(LinkTorchOpsByClockTest, OpsThatPushedTheirIdsAreNeverLinkedByTheClock) {
+  store::TorchOpRow pushed = op(kThreadB, 100, 200, 2);
+  pushed.flags = format::kTorchOpPushed;
+  std::vector<store::TorchOpRow> ops = {op(kThreadA1, 100, 200, 1), pushed};
+  ASSERT_TRUE(store::write_torch_ops(*writer_, ops));
+  call(kThreadA1, 150, 10);
+  call(kThreadB, 150, 20);  // inside B's op by the numbers, on another clock
+  auto linked = link_torch_ops_by_clock(*writer_);
+  ASSERT_TRUE(linked) << linked.error().message;
+  EXPECT_EQ(*linked, 1u);
+  ASSERT_TRUE(writer_->commit());
+  auto reader = store::TraceReader::open(dir_.file("t.sqlite"));
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto rows = store::load_torch_op_rows(*reader);
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(linked_to(rows->correlations, 10), 1);
+  EXPECT_EQ(linked_to(rows->correlations, 20), 0);
 }
 
 TEST_F(LinkTorchOpsByClockTest, NothingToLinkWithoutOps) {

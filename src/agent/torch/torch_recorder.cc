@@ -85,8 +85,7 @@ constexpr int64_t kDrainSignalNs = 100'000'000;
 
 struct OpenOp {
   const void* fn;  // the RecordFunction: pairs the end with its start
-  TorchOpRecord rec;
-  bool pushed;  // an external correlation id was pushed: pop at the end
+  TorchOpRecord rec;  // flags has kTorchOpPushed when its id was pushed: pop at the end
 };
 
 struct CachedName {
@@ -549,7 +548,7 @@ std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
   }
   b->open_count.store(depth + 1, std::memory_order_release);
   auto push = g_push.load(std::memory_order_acquire);
-  op.pushed = push != nullptr && push(rec.external_id) == 0;
+  if (push != nullptr && push(rec.external_id) == 0) rec.flags |= format::kTorchOpPushed;
   return nullptr;
 }
 
@@ -563,7 +562,7 @@ void on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   for (uint32_t i = open; i-- > 0;) {
     if (b->open[i].fn != &fn) continue;
     OpenOp& op = b->open[i];
-    if (op.pushed) {
+    if (op.rec.flags & format::kTorchOpPushed) {
       if (auto pop = g_pop.load(std::memory_order_acquire)) pop();
     }
     op.rec.end = t;
