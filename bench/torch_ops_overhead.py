@@ -13,7 +13,7 @@ ops' cost from CUDA tracing's, and on CUDA the two rows that layer is judged
 against, recording what it records: nsys --trace=cuda and CUPTI's floor for
 strata's records (bench/cupti_floor.cc, as in gpu_trace_overhead.py).
 
-small_ops also prints probe_ms, a tracer-free pure-Python loop timed in the
+Both print probe_ms (train with --probe), a tracer-free pure-Python loop timed in the
 same process: runs of one command fall in two speeds per process on the GPU
 machine (docs/PERFORMANCE.md), and where the probe follows a row's figures
 (the rank correlation printed per row) the CPU's speed is what varies. Each
@@ -176,7 +176,7 @@ env_libs = {"LD_LIBRARY_PATH": f"{build}/runtime-libs"}
 
 programs = {
     "small_ops": [f"{here}/torch_workloads/small_ops.py", "--device", device, "--ops", "20000"],
-    "train": [f"{repo}/examples/torch_train.py", "--device", device, "--steps", "20"],
+    "train": [f"{repo}/examples/torch_train.py", "--device", device, "--steps", "20", "--probe"],
 }
 
 

@@ -7,6 +7,11 @@ backward and an optimizer step — the kind of program the op table is for.
 
 elapsed_ms covers the timed steps only (after one untimed warm-up step), from
 the first forward to the last optimizer step complete on the device.
+
+--probe (for bench/torch_ops_overhead.py) also prints probe_ms: a fixed
+pure-Python loop timed just before the steps, in which no profiler records
+anything, so it says how fast this process's CPU ran (as in
+bench/torch_workloads/small_ops.py).
 """
 
 import argparse
@@ -29,7 +34,18 @@ def parse_args(argv):
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--probe", action="store_true",
+                        help="also time a fixed pure-Python loop before the steps (probe_ms)")
     return parser.parse_args(argv)
+
+
+def cpu_probe_ms():
+    """The time of a fixed pure-Python loop (small_ops.py's probe), in ms."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(300_000):
+        total += i * i
+    return (time.perf_counter() - start) * 1000.0
 
 
 def main(argv):
@@ -69,13 +85,14 @@ def main(argv):
 
     step()  # warm-up: kernel loading, cuBLAS handle, optimizer state
     synchronize()
+    probe = f" probe_ms={cpu_probe_ms():.3f}" if args.probe else ""
     start = time.perf_counter()
     for _ in range(args.steps):
         loss = step()
     synchronize()
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     print(f"device={args.device} steps={args.steps} batch={args.batch} width={args.width} "
-          f"elapsed_ms={elapsed_ms:.3f} loss={loss.item():.6f}")
+          f"elapsed_ms={elapsed_ms:.3f} loss={loss.item():.6f}{probe}")
     return 0
 
 

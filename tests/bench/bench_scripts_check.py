@@ -8,7 +8,8 @@ minutes are few (docs/gpu-machine.md).
 - bench/torch_ops_overhead.py, one round on the CPU: every row it runs there
   gives a figure, the op layer's verdict against torch.profiler is printed, and
   `--table` on its JSON prints the same table again; a BENCH_CONFIGS naming a
-  row it does not have stops it before it runs anything, naming that row;
+  row it does not have stops it before it runs anything, naming that row; the
+  training loop's rows keep a figure and a CPU-speed probe per run;
 - bench/gpu_common.py's difference_interval on made-up rounds: a row adding
   clearly less is settled less, clearly more settled more, and two rows of
   two speeds drawn differently are not settled, as the medians alone would be;
@@ -77,6 +78,19 @@ def check_ops_overhead(source, build, python, out):
                  f"{out}/torch_ops_overhead-small_ops.json"], {}, "torch_ops_overhead.py --table")
     if again.strip() != table.strip():
         sys.exit(f"FAIL: --table printed\n{again}\nnot the run's table\n{table}")
+
+
+def check_train_probe(source, build, python, out):
+    """The training loop's rows print the CPU-speed probe too (torch_train.py --probe)."""
+    run([sys.executable, f"{source}/bench/torch_ops_overhead.py", build, out, "1", "cpu", "train"],
+        {"PYTHON": python, "BENCH_CONFIGS": "bare;strata (ops)"}, "torch_ops_overhead.py train")
+    with open(f"{out}/torch_ops_overhead-train.json") as f:
+        results = json.load(f)["results"]
+    for key in ("elapsed_ms", "probe_ms"):
+        values = results[key]
+        if set(values) != {"bare", "strata (ops)"} or any(
+                len(v) != 1 or not (v[0] or 0) > 0 for v in values.values()):
+            sys.exit(f"FAIL: torch_ops_overhead.py train kept {key} {values}")
 
 
 def check_unknown_row(source, build, python, out):
@@ -201,6 +215,7 @@ def main(source, build):
         return SKIP
     with tempfile.TemporaryDirectory() as out:
         check_ops_overhead(source, build, python, f"{out}/ops")
+        check_train_probe(source, build, python, f"{out}/train")
         check_unknown_row(source, build, python, f"{out}/unknown")
         check_loop_spread(source, python, f"{out}/spread")
         check_callback_cost(source, build, python, f"{out}/callback")
