@@ -43,8 +43,8 @@ TEST(GpuTimeline, CallsKernelsAndCopiesKeepTheirColumnsAndNames) {
   t.kernels.correlation_id = {5};
   t.kernels.global_pid = {gtid(1, 0)};
   t.kernels.launch = {{7}, {{4, 2, 1}}, {{128, 1, 1}}, {32}, {48}, {16}};
-  t.memcpy = {{40, 45}, {50, 55}, {4096, 8}, {1, 99}, {gtid(1, 0)}, {0}, {8}, {6}};
-  t.memset = {{60}, {70}, {8}, {}, {gtid(1, 0)}, {0}, {9}, {0}};
+  t.memcpy = {{40, 45}, {50, 55}, {4096, 8}, {1, 99}, {gtid(1, 0)}, {0}, {8}, {6}, {}, {}};
+  t.memset = {{60}, {70}, {8}, {}, {gtid(1, 0)}, {0}, {9}, {0}, {}, {}};
   t.memcpy_labels = {{1, "Host-to-Device"}};
   auto tl = gpu_timeline(t);
   ASSERT_EQ(tl.api_calls.size(), 1u);
