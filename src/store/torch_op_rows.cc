@@ -66,7 +66,6 @@ Result<ClockLinkRows> load_clock_link_rows(TraceWriter& writer) {
   STRATA_TRY(read_table(db, writer.path(), "strata_external_correlation",
                         "SELECT DISTINCT globalPid FROM strata_external_correlation",
                         [&](const sql::Statement& s) { out.pushed_pids.push_back(s.column_int(0)); }));
-
   STRATA_TRY(read_table(db, writer.path(), "strata_torch_ops",
                         "SELECT globalTid, start, end, depth, externalId, flags "
                         "FROM strata_torch_ops WHERE externalId != 0",
