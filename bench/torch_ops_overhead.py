@@ -13,12 +13,13 @@ ops' cost from CUDA tracing's, and on CUDA the two rows that layer is judged
 against, recording what it records: nsys --trace=cuda and CUPTI's floor for
 strata's records (bench/cupti_floor.cc, as in gpu_trace_overhead.py).
 
-Both print probe_ms (train with --probe), a tracer-free pure-Python loop timed in the
-same process: runs of one command fall in two speeds per process on the GPU
-machine (docs/PERFORMANCE.md), and where the probe follows a row's figures
-(the rank correlation printed per row) the CPU's speed is what varies. Each
-row's added time is then given again from only the runs whose probe was fast,
-with how many runs that left: a tool whose threads slow the CPU leaves fewer.
+Both workloads print probe_ms (train with --probe), a tracer-free pure-Python
+loop timed in the same process: runs of one command fall in two speeds per
+process on the GPU machine (docs/PERFORMANCE.md), and where the probe follows
+a row's figures (the rank correlation printed per row) the CPU's speed is what
+varies. Each row's added time is then given again from only the runs whose
+probe was fast, with how many runs that left: a tool whose threads slow the
+CPU leaves fewer.
 The issue's measure stays the medians of all runs.
 
 Goals: the op layer (issue 18): strata's added time <= torch.profiler's and
