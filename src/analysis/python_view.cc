@@ -74,8 +74,16 @@ std::vector<Kept> kept_frames(const FrameTable& frames, const std::vector<FrameI
   }
   if (outermost == stack.size()) {
     // No Python frame: the interpreter's own work keeps what it called (the
-    // loader loading an extension); any other stack is kept as it is.
-    const bool collapse = interpreter_entry && leafmost_interpreter < stack.size();
+    // loader loading an extension); any other stack is kept as it is. A
+    // stack whose outermost frame read is the interpreter's is its work too:
+    // the walk ended inside its C code, with no entry point or evaluation
+    // loop left (CPython 3.11's start-up keeps 16 KiB path buffers on the
+    // stack, which outgrow the copied stack bytes); a thread an extension
+    // started ends at its own root (start_thread), not in the interpreter.
+    const bool rooted_in_interpreter =
+        !stack.empty() && interpreter.count(frames.at(stack.back()).module) > 0;
+    const bool collapse =
+        (interpreter_entry || rooted_in_interpreter) && leafmost_interpreter < stack.size();
     for (size_t i = 0; i < stack.size(); ++i) {
       keep[i] = !collapse || i < leafmost_interpreter ? Kept::kAsIs : Kept::kDropped;
     }

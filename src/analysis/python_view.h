@@ -18,9 +18,10 @@
 //   such as a type's tp_call).
 // A sample without a Python frame keeps its native stack when no interpreter
 // frame is on it (a native thread: OpenBLAS's, a CUDA driver thread); when
-// the interpreter ran without Python code (start-up, shutdown) its frames go
-// and what they called stays (the loader loading an extension), under one
-// root, "{interpreter: no Python frame}".
+// the interpreter ran without Python code (start-up, shutdown; also a stack
+// whose walk ended inside the interpreter's C code) its frames go and what
+// they called stays (the loader loading an extension), under one root,
+// "{interpreter: no Python frame}".
 //
 // Threading: pure functions.
 #pragma once

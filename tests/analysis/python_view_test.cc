@@ -189,6 +189,21 @@ TEST_F(PythonViewTest, AStackCutShortOfItsRootWithTheEvaluationLoopIsTheInterpre
             (std::vector<Names>{{"_int_malloc", "interpreter: no Python frame"}, {"work"}}));
 }
 
+TEST_F(PythonViewTest, AStackThatEndsInsideTheInterpretersCodeIsTheInterpreters) {
+  // CPython 3.11's start-up computing sys.path keeps 16 KiB path buffers on
+  // the stack: the copied bytes end inside the interpreter's C code, with
+  // neither an entry point nor the evaluation loop left. Its frames go (an
+  // unsymbolized PLT stub among them: "libpython3.11.so.1.0+0xf8db0" was in
+  // the Python view's file); the C library it called stays under the root.
+  sample({frame("__memset_avx2", libc_), interp(""), interp("_Py_wrealpath"),
+          interp("_PyPathConfig_ComputeSysPath0")});
+  sample({interp("_Py_EncodeLocaleRaw"), interp("getpath_realpath")});
+  sample({py("work"), interp("_PyEval_EvalFrameDefault"), interp("main")});
+  EXPECT_EQ(view_stacks(), (std::vector<Names>{{"__memset_avx2", "interpreter: no Python frame"},
+                                               {"interpreter: no Python frame"},
+                                               {"work"}}));
+}
+
 TEST_F(PythonViewTest, TheInterpreterIsKnownFromAnyStack) {
   // This stack has no _PyEval frame of its own; another frame of the
   // profile names the interpreter's module.
