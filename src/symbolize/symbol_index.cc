@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "symbolize/plt_stubs.h"
+
 namespace strata::symbolize {
 namespace {
 
@@ -38,8 +40,24 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     sym.st_value = address;
     symbols_.push_back({address, sym, name, binding_rank(sym)});
   }
+  add_plt_stubs(module);
   std::stable_sort(symbols_.begin(), symbols_.end(),
                    [](const Entry& a, const Entry& b) { return a.start < b.start; });
+}
+
+void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
+  // The stubs live in the module's own file (a debug file has no .plt
+  // contents), at its load bias.
+  GElf_Addr bias = 0;
+  Elf* elf = dwfl_module_getelf(module, &bias);
+  for (PltStub& stub : plt_stubs(elf)) {
+    GElf_Sym sym{};
+    sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
+    sym.st_value = stub.address + bias;
+    sym.st_size = kPltStubSize;
+    stub_names_.push_back(std::move(stub.name));
+    symbols_.push_back({sym.st_value, sym, stub_names_.back().c_str(), binding_rank(sym)});
+  }
 }
 
 const char* SymbolIndex::lookup(uint64_t address, GElf_Off* offset, GElf_Sym* sym) const {

@@ -7,7 +7,8 @@
 // and answers each lookup with a binary search, choosing as
 // dwfl_module_addrinfo chooses: the sized symbol that contains the address
 // with the highest start (global over weak over local at the same start),
-// else the closest sizeless symbol before it.
+// else the closest sizeless symbol before it. PLT stubs, which have no
+// symbol, are named as perf names them ("memcpy@plt", symbolize/plt_stubs.h).
 //
 // Threading: built and used by one thread (the symbolizer's).
 #pragma once
@@ -16,6 +17,8 @@
 #include <gelf.h>
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <vector>
 
 namespace strata::symbolize {
@@ -38,7 +41,10 @@ class SymbolIndex {
     const char* name;  // owned by libelf (the module's ELF data)
     int binding_rank;  // global 3, weak 2, else 1
   };
+  void add_plt_stubs(Dwfl_Module* module);
+
   std::vector<Entry> symbols_;  // by start; table order within a start
+  std::deque<std::string> stub_names_;  // the PLT stubs' names (a deque: stable addresses)
 };
 
 }  // namespace strata::symbolize

@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/process.h"
@@ -143,12 +145,16 @@ const char* unwind_stop_name(UnwindStop stop) {
 }
 
 // The symbol name without an ELF symbol version ("__libc_start_main@@GLIBC_2.34",
-// as libdwfl 0.188 names .dynsym entries of versioned libraries).
+// as libdwfl 0.188 names .dynsym entries of versioned libraries). A PLT
+// stub keeps its "@plt" (symbolize/plt_stubs.h): the stub is not the function.
 static std::string display_name(const char* name) {
+  constexpr std::string_view kPlt = "@plt";
   std::string n(name);
+  const bool stub = n.size() > kPlt.size() && n.ends_with(kPlt);
+  if (stub) n.resize(n.size() - kPlt.size());
   size_t at = n.find('@');
   if (at != std::string::npos && at > 0) n.resize(at);
-  return demangle(n);
+  return stub ? demangle(n) + std::string(kPlt) : demangle(n);
 }
 
 std::string demangle(const std::string& name) {
