@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 #include <libelf.h>
-#include <link.h>
 
 #include <cstdio>
 #include <fstream>
@@ -57,18 +56,6 @@ Stubs our_stubs(const std::string& path) {
   return out;
 }
 
-std::string libc_path() {
-  std::string path;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (name.find("/libc.so") != std::string::npos) *static_cast<std::string*>(out) = name;
-        return 0;
-      },
-      &path);
-  return path;
-}
-
 void expect_as_objdump(const std::string& path, size_t at_least) {
   const Stubs want = objdump_stubs(path);
   ASSERT_GE(want.size(), at_least) << path << ": objdump found too few stubs to compare";
@@ -89,7 +76,7 @@ TEST(PltStubs, NamedAsObjdumpNamesThemInASecondPlt) {
 
 TEST(PltStubs, NamedAsObjdumpNamesThemInThisBinaryAndTheCLibrary) {
   expect_as_objdump(STRATA_OTHER_BINARY, 20);
-  const std::string libc = libc_path();
+  const std::string libc = testing::libc_path();
   ASSERT_FALSE(libc.empty());
   expect_as_objdump(libc, 0);  // mostly ifunc slots, which stay unnamed
 }

@@ -7,26 +7,15 @@
 
 #include <elfutils/libdwfl.h>
 #include <gtest/gtest.h>
-#include <link.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "test_util.h"
+
 namespace strata::symbolize {
 namespace {
-
-std::string libc_path() {
-  std::string path;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-        if (name.find("/libc.so") != std::string::npos) *static_cast<std::string*>(out) = name;
-        return 0;
-      },
-      &path);
-  return path;
-}
 
 struct Offline {
   Dwfl_Callbacks callbacks{};
@@ -91,7 +80,7 @@ TEST(SymbolIndex, AnswersAsDwflModuleAddrinfoOnThisBinary) {
 }
 
 TEST(SymbolIndex, AnswersAsDwflModuleAddrinfoOnTheCLibraryAndItsAliases) {
-  const std::string libc = libc_path();
+  const std::string libc = testing::libc_path();
   ASSERT_FALSE(libc.empty()) << "no libc.so among this process's libraries";
   expect_same_answers(libc);
 }

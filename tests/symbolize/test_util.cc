@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -11,6 +12,18 @@
 #include <fstream>
 
 namespace strata::symbolize::testing {
+
+std::string libc_path() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        std::string name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (name.find("/libc.so") != std::string::npos) *static_cast<std::string*>(out) = name;
+        return 0;
+      },
+      &path);
+  return path;
+}
 
 int marker_line(const std::string& path, const std::string& name) {
   std::ifstream in(path);

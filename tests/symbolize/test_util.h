@@ -30,6 +30,9 @@ struct FunctionSymbol {
 // The STT_FUNC entries of the file's .symtab.
 std::vector<FunctionSymbol> function_symbols(const std::string& path);
 
+// The path of the C library this process loaded; "" when none is found.
+std::string libc_path();
+
 // Runs a shell command; true when it exits 0.
 bool run_command(const std::string& command);
 
