@@ -5,7 +5,9 @@
 // whole table per lookup) and with SymbolIndex (sorted once, then a binary
 // search; the index's build is timed with its lookups). Interleaved
 // rounds; prints the median time per lookup of each and their ratio, and
-// checks both named the same symbol everywhere.
+// checks both named the same symbol everywhere. Also times, in the same
+// rounds, the part of the index's build that names the PLT stubs
+// (symbolize/plt_stubs.h), which libdw has no answer for.
 //   usage: symbol_lookup [MODULE] [ROUNDS]
 #include <elfutils/libdwfl.h>
 
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "symbolize/plt_stubs.h"
 #include "symbolize/symbol_index.h"
 
 namespace {
@@ -57,7 +60,8 @@ int main(int argc, char** argv) {
   }
   // A profile's distinct pcs: a few thousand per large library.
   if (addresses.size() > 5000) addresses.resize(5000);
-  std::vector<double> scan_us, index_us;
+  std::vector<double> scan_us, index_us, stubs_ms;
+  size_t stubs = 0;
   size_t differ = 0;
   for (int r = 0; r < rounds; ++r) {
     std::vector<const char*> by_scan(addresses.size()), by_index(addresses.size());
@@ -76,6 +80,10 @@ int main(int argc, char** argv) {
       by_index[i] = index.lookup(addresses[i], &offset, &sym);
     }
     auto t2 = Clock::now();
+    GElf_Addr bias = 0;
+    stubs = strata::symbolize::plt_stubs(dwfl_module_getelf(module, &bias)).size();
+    auto t3 = Clock::now();
+    stubs_ms.push_back(std::chrono::duration<double, std::milli>(t3 - t2).count());
     scan_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() /
                       static_cast<double>(addresses.size()));
     index_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count() /
@@ -90,6 +98,7 @@ int main(int argc, char** argv) {
   std::printf("%-28s %12s\n", "per lookup (median)", "us");
   std::printf("%-28s %12.3f\n", "dwfl_module_addrinfo", median(scan_us));
   std::printf("%-28s %12.3f\n", "SymbolIndex (build + find)", median(index_us));
+  std::printf("PLT stubs named: %zu, in %.3f ms per build (median)\n", stubs, median(stubs_ms));
   std::printf("ratio scan / index %.1f; answers that differ: %zu\n",
               median(scan_us) / median(index_us), differ);
   dwfl_end(dwfl);

@@ -1,6 +1,7 @@
 #include "symbolize/plt_stubs.h"
 
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 namespace strata::symbolize {
@@ -17,14 +18,14 @@ Elf_Scn* section_named(Elf* elf, size_t names, const char* name, GElf_Shdr* head
 
 // The GOT slot a stub at `address` jumps through: its first instruction,
 // after an optional endbr64 and bnd prefix, is `jmp *disp32(%rip)`
-// (ff 25). 0 when the bytes are something else (PLT0, a lazy .plt entry
-// beside .plt.sec).
-uint64_t got_slot_of(const uint8_t* code, uint64_t address) {
+// (ff 25). nullopt when the bytes are something else (PLT0, a lazy .plt
+// entry beside .plt.sec).
+std::optional<uint64_t> got_slot_of(const uint8_t* code, uint64_t address) {
   size_t at = 0;
   static constexpr uint8_t kEndbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
   if (std::memcmp(code, kEndbr64, sizeof kEndbr64) == 0) at += sizeof kEndbr64;
   if (code[at] == 0xf2) ++at;  // bnd
-  if (code[at] != 0xff || code[at + 1] != 0x25) return 0;
+  if (code[at] != 0xff || code[at + 1] != 0x25) return std::nullopt;
   int32_t disp = 0;
   std::memcpy(&disp, code + at + 2, sizeof disp);
   return address + at + 6 + static_cast<int64_t>(disp);
@@ -71,7 +72,9 @@ std::vector<PltStub> plt_stubs(Elf* elf) {
     if (code == nullptr || code->d_buf == nullptr) continue;
     const auto* bytes = static_cast<const uint8_t*>(code->d_buf);
     for (uint64_t at = 0; at + kPltStubSize <= code->d_size; at += kPltStubSize) {
-      auto it = bound.find(got_slot_of(bytes + at, header.sh_addr + at));
+      const auto slot = got_slot_of(bytes + at, header.sh_addr + at);
+      if (!slot) continue;
+      auto it = bound.find(*slot);
       if (it != bound.end()) out.push_back({header.sh_addr + at, it->second});
     }
   }
