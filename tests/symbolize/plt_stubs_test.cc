@@ -13,7 +13,6 @@
 #include <iterator>
 #include <map>
 #include <random>
-#include <regex>
 #include <string>
 
 #include "symbolize/symbolizer.h"
@@ -32,13 +31,16 @@ Stubs objdump_stubs(const std::string& path) {
       std::string(STRATA_OBJDUMP) + " -d -j .plt -j .plt.sec " + path + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return out;
-  static const std::regex kLabel(R"(^([0-9a-f]+) <([^>*][^>]*@plt)>:$)");
   char line[1024];
   while (std::fgets(line, sizeof line, pipe) != nullptr) {
     std::string text(line);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    std::smatch m;
-    if (std::regex_match(text, m, kLabel)) out[std::stoull(m[1], nullptr, 16)] = m[2];
+    const size_t open = text.find(" <");
+    if (open == std::string::npos || open == 0 || !text.ends_with("@plt>:")) continue;
+    if (text.find_first_not_of("0123456789abcdef") != open) continue;
+    std::string name = text.substr(open + 2, text.size() - open - 4);
+    if (name.empty() || name[0] == '*') continue;
+    out[std::stoull(text.substr(0, open), nullptr, 16)] = name;
   }
   pclose(pipe);
   return out;
