@@ -16,19 +16,84 @@ Elf_Scn* section_named(Elf* elf, size_t names, const char* name, GElf_Shdr* head
   return nullptr;
 }
 
-// The GOT slot a stub at `address` jumps through: its first instruction,
-// after an optional endbr64 and bnd prefix, is `jmp *disp32(%rip)`
-// (ff 25). nullopt when the bytes are something else (PLT0, a lazy .plt
-// entry beside .plt.sec).
-std::optional<uint64_t> got_slot_of(const uint8_t* code, uint64_t address) {
-  size_t at = 0;
+// The GOT slot a stub of `size` bytes at `address` jumps through: its first
+// instruction, after an optional endbr64 and bnd prefix, is
+// `jmp *disp32(%rip)` (ff 25). nullopt when the bytes are something else
+// (PLT0, a lazy .plt entry beside .plt.sec).
+std::optional<uint64_t> got_slot_of(const uint8_t* code, uint64_t size, uint64_t address) {
   static constexpr uint8_t kEndbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
-  if (std::memcmp(code, kEndbr64, sizeof kEndbr64) == 0) at += sizeof kEndbr64;
-  if (code[at] == 0xf2) ++at;  // bnd
-  if (code[at] != 0xff || code[at + 1] != 0x25) return std::nullopt;
+  constexpr uint64_t kJumpSize = 6;  // ff 25 disp32
+  uint64_t at = 0;
+  if (size >= sizeof kEndbr64 && std::memcmp(code, kEndbr64, sizeof kEndbr64) == 0) {
+    at += sizeof kEndbr64;
+  }
+  if (at < size && code[at] == 0xf2) ++at;  // bnd
+  if (at + kJumpSize > size || code[at] != 0xff || code[at + 1] != 0x25) return std::nullopt;
   int32_t disp = 0;
   std::memcpy(&disp, code + at + 2, sizeof disp);
-  return address + at + 6 + static_cast<int64_t>(disp);
+  return address + at + kJumpSize + static_cast<int64_t>(disp);
+}
+
+struct Jump {
+  uint64_t address;  // the stub's
+  uint64_t size;
+  uint64_t slot;  // the GOT slot it jumps through
+};
+
+// The stubs of the section `name` (stubs of `stub_size` bytes) and their slots.
+void add_jumps(Elf* elf, size_t names, const char* name, uint64_t stub_size,
+               std::vector<Jump>* jumps) {
+  GElf_Shdr header;
+  Elf_Scn* stubs = section_named(elf, names, name, &header);
+  if (stubs == nullptr || header.sh_type != SHT_PROGBITS) return;
+  Elf_Data* code = elf_getdata(stubs, nullptr);
+  if (code == nullptr || code->d_buf == nullptr) return;
+  const auto* bytes = static_cast<const uint8_t*>(code->d_buf);
+  for (uint64_t at = 0; at + stub_size <= code->d_size; at += stub_size) {
+    const auto slot = got_slot_of(bytes + at, stub_size, header.sh_addr + at);
+    if (slot) jumps->push_back({header.sh_addr + at, stub_size, *slot});
+  }
+}
+
+// .plt.got's stubs are 8 bytes (jmp, 2-byte nop), 16 with IBT (endbr64
+// first); the linker writes the size as the section's entry size.
+uint64_t got_stub_size(Elf* elf, size_t names) {
+  GElf_Shdr header;
+  if (section_named(elf, names, ".plt.got", &header) == nullptr) return 0;
+  return header.sh_entsize == 16 ? 16 : 8;
+}
+
+// GOT slot -> the function bound there (a string of the file's symbol table).
+using BoundSlots = std::unordered_map<uint64_t, const char*>;
+
+// Names the slots of `bound` that a JUMP_SLOT (.rela.plt) or GLOB_DAT
+// (.rela.dyn) relocation of the section `name` binds. The entries are read
+// from the raw table (memcpy: a mutated file's may be misaligned): libtorch's
+// .rela.dyn holds 173k of them, mostly RELATIVE, and only a few slots matter.
+void name_bound_slots(Elf* elf, size_t names, const char* name, BoundSlots* bound) {
+  GElf_Shdr rela_header, symbols_header;
+  Elf_Scn* rela = section_named(elf, names, name, &rela_header);
+  if (rela == nullptr || rela_header.sh_type != SHT_RELA) return;
+  Elf_Scn* symbols = elf_getscn(elf, rela_header.sh_link);
+  if (symbols == nullptr || gelf_getshdr(symbols, &symbols_header) == nullptr) return;
+  Elf_Data* relocations = elf_getdata(rela, nullptr);
+  Elf_Data* symbol_data = elf_getdata(symbols, nullptr);
+  if (relocations == nullptr || relocations->d_buf == nullptr || symbol_data == nullptr) return;
+  const auto* table = static_cast<const char*>(relocations->d_buf);
+  const size_t count = relocations->d_size / sizeof(Elf64_Rela);
+  for (size_t i = 0; i < count; ++i) {
+    Elf64_Rela r;
+    std::memcpy(&r, table + i * sizeof r, sizeof r);
+    const auto type = ELF64_R_TYPE(r.r_info);
+    // Others (an ifunc's IRELATIVE, RELATIVE) have no symbol.
+    if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+    auto it = bound->find(r.r_offset);
+    if (it == bound->end()) continue;
+    GElf_Sym sym;
+    if (gelf_getsym(symbol_data, static_cast<int>(ELF64_R_SYM(r.r_info)), &sym) == nullptr) continue;
+    const char* symbol = elf_strptr(elf, symbols_header.sh_link, sym.st_name);
+    if (symbol != nullptr && *symbol != '\0' && it->second == nullptr) it->second = symbol;
+  }
 }
 
 }  // namespace
@@ -41,42 +106,20 @@ std::vector<PltStub> plt_stubs(Elf* elf) {
       ehdr.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &names) != 0) {
     return out;
   }
-  GElf_Shdr rela_header, symbols_header;
-  Elf_Scn* rela = section_named(elf, names, ".rela.plt", &rela_header);
-  if (rela == nullptr || rela_header.sh_type != SHT_RELA) return out;
-  Elf_Scn* symbols = elf_getscn(elf, rela_header.sh_link);
-  if (symbols == nullptr || gelf_getshdr(symbols, &symbols_header) == nullptr) return out;
-  Elf_Data* relocations = elf_getdata(rela, nullptr);
-  Elf_Data* symbol_data = elf_getdata(symbols, nullptr);
-  if (relocations == nullptr || symbol_data == nullptr) return out;
+  std::vector<Jump> jumps;
+  add_jumps(elf, names, ".plt", kPltStubSize, &jumps);
+  add_jumps(elf, names, ".plt.sec", kPltStubSize, &jumps);
+  if (const uint64_t size = got_stub_size(elf, names)) add_jumps(elf, names, ".plt.got", size, &jumps);
+  if (jumps.empty()) return out;
 
-  // GOT slot -> the function a JUMP_SLOT relocation binds there.
-  std::unordered_map<uint64_t, std::string> bound;
-  const size_t count = relocations->d_size / sizeof(Elf64_Rela);
-  for (size_t i = 0; i < count; ++i) {
-    GElf_Rela r;
-    if (gelf_getrela(relocations, static_cast<int>(i), &r) == nullptr) break;
-    if (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT) continue;  // an ifunc's: no symbol
-    GElf_Sym sym;
-    if (gelf_getsym(symbol_data, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr) continue;
-    const char* name = elf_strptr(elf, symbols_header.sh_link, sym.st_name);
-    if (name != nullptr && *name != '\0') bound.emplace(r.r_offset, std::string(name) + "@plt");
-  }
-  if (bound.empty()) return out;
-
-  for (const char* section : {".plt", ".plt.sec"}) {
-    GElf_Shdr header;
-    Elf_Scn* stubs = section_named(elf, names, section, &header);
-    if (stubs == nullptr || header.sh_type != SHT_PROGBITS) continue;
-    Elf_Data* code = elf_getdata(stubs, nullptr);
-    if (code == nullptr || code->d_buf == nullptr) continue;
-    const auto* bytes = static_cast<const uint8_t*>(code->d_buf);
-    for (uint64_t at = 0; at + kPltStubSize <= code->d_size; at += kPltStubSize) {
-      const auto slot = got_slot_of(bytes + at, header.sh_addr + at);
-      if (!slot) continue;
-      auto it = bound.find(*slot);
-      if (it != bound.end()) out.push_back({header.sh_addr + at, it->second});
-    }
+  BoundSlots bound;
+  bound.reserve(jumps.size());
+  for (const Jump& jump : jumps) bound.emplace(jump.slot, nullptr);
+  name_bound_slots(elf, names, ".rela.plt", &bound);
+  name_bound_slots(elf, names, ".rela.dyn", &bound);
+  for (const Jump& jump : jumps) {
+    const char* function = bound[jump.slot];
+    if (function != nullptr) out.push_back({jump.address, jump.size, std::string(function) + "@plt"});
   }
   return out;
 }

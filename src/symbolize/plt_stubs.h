@@ -9,8 +9,10 @@
 // objdump does, the GOT slot it jumps through names it: the R_X86_64_JUMP_SLOT
 // relocation of .rela.plt at that slot binds a .dynsym function there. The
 // relocations' order is no guide: the C library's interleaves ifunc slots
-// (R_X86_64_IRELATIVE, no symbol: those stubs stay unnamed). The 8-byte
-// stubs of .plt.got (functions whose address is also taken) are left out.
+// (R_X86_64_IRELATIVE, no symbol: those stubs stay unnamed). A function whose
+// address the file also takes is called through .plt.got instead: 8-byte
+// stubs (16 with IBT) jumping through a slot that a R_X86_64_GLOB_DAT
+// relocation of .rela.dyn binds (libpython's `_PyEval_EvalFrameDefault@plt`).
 //
 // Threading: pure function of the file. The bytes are untrusted: libelf
 // bounds every read; tests/symbolize/plt_stubs_test.cc mutates real files.
@@ -24,15 +26,17 @@
 
 namespace strata::symbolize {
 
+// The size of a .plt or .plt.sec stub.
 inline constexpr uint64_t kPltStubSize = 16;
 
 struct PltStub {
   uint64_t address = 0;  // the file's own address (st_value's space)
+  uint64_t size = 0;     // bytes: kPltStubSize, or 8 in .plt.got
   std::string name;      // "memcpy@plt"
 };
 
-// The named stubs, by address. Empty for a file that is not x86-64 ELF64 or
-// has no .rela.plt.
+// The named stubs, by section and then address. Empty for a file that is
+// not x86-64 ELF64 or has no relocations binding a stub's slot.
 std::vector<PltStub> plt_stubs(Elf* elf);
 
 }  // namespace strata::symbolize

@@ -54,7 +54,7 @@ void SymbolIndex::add_plt_stubs(Dwfl_Module* module) {
     GElf_Sym sym{};
     sym.st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC);
     sym.st_value = stub.address + bias;
-    sym.st_size = kPltStubSize;
+    sym.st_size = stub.size;
     stub_names_.push_back(std::move(stub.name));
     symbols_.push_back({sym.st_value, sym, stub_names_.back().c_str(), binding_rank(sym)});
   }

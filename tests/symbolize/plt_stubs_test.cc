@@ -13,7 +13,9 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "symbolize/symbolizer.h"
 #include "test_util.h"
@@ -23,12 +25,13 @@ namespace {
 
 using Stubs = std::map<uint64_t, std::string>;  // address -> "name@plt"
 
-// objdump's labels "0000000000001030 <strlen@plt>:" in .plt and .plt.sec,
-// leaving out the ifunc slots it names "*ABS*+0x...@plt" (plt_stubs.h).
+// objdump's labels "0000000000001030 <strlen@plt>:" in .plt, .plt.sec and
+// .plt.got, leaving out the ifunc slots it names "*ABS*+0x...@plt"
+// (plt_stubs.h).
 Stubs objdump_stubs(const std::string& path) {
   Stubs out;
   const std::string command =
-      std::string(STRATA_OBJDUMP) + " -d -j .plt -j .plt.sec " + path + " 2>/dev/null";
+      std::string(STRATA_OBJDUMP) + " -d -j .plt -j .plt.sec -j .plt.got " + path + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return out;
   char line[1024];
@@ -46,15 +49,21 @@ Stubs objdump_stubs(const std::string& path) {
   return out;
 }
 
-Stubs our_stubs(const std::string& path) {
-  Stubs out;
+std::vector<PltStub> read_stubs(const std::string& path) {
+  std::vector<PltStub> out;
   elf_version(EV_CURRENT);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return out;
   Elf* elf = elf_begin(fileno(f), ELF_C_READ, nullptr);
-  for (const PltStub& stub : plt_stubs(elf)) out[stub.address] = stub.name;
+  out = plt_stubs(elf);
   elf_end(elf);
   std::fclose(f);
+  return out;
+}
+
+Stubs our_stubs(const std::string& path) {
+  Stubs out;
+  for (const PltStub& stub : read_stubs(path)) out[stub.address] = stub.name;
   return out;
 }
 
@@ -64,8 +73,17 @@ void expect_as_objdump(const std::string& path, size_t at_least) {
   EXPECT_EQ(our_stubs(path), want) << path;
 }
 
-TEST(PltStubs, NamedAsObjdumpNamesThemInPlt) {
-  expect_as_objdump(STRATA_PLT_FIXTURE, 3);  // strlen, memcpy, getpid (labs is inlined)
+// strlen, memcpy, getpid in .plt (labs is inlined); getppid, whose address
+// the library also takes, in .plt.got.
+TEST(PltStubs, NamedAsObjdumpNamesThemInPltAndPltGot) {
+  expect_as_objdump(STRATA_PLT_FIXTURE, 4);
+  for (const char* fixture : {STRATA_PLT_FIXTURE, STRATA_PLT_FIXTURE_IBT}) {
+    std::map<std::string, uint64_t> size_of;
+    for (const PltStub& stub : read_stubs(fixture)) size_of[stub.name] = stub.size;
+    EXPECT_EQ(size_of["strlen@plt"], kPltStubSize) << fixture;
+    // 8 bytes, or 16 where IBT puts endbr64 first.
+    EXPECT_TRUE(size_of["getppid@plt"] == 8 || size_of["getppid@plt"] == 16) << fixture;
+  }
 }
 
 TEST(PltStubs, NamedAsObjdumpNamesThemInASecondPlt) {
@@ -73,7 +91,7 @@ TEST(PltStubs, NamedAsObjdumpNamesThemInASecondPlt) {
   ASSERT_FALSE(stubs.empty());
   // -z ibtplt put the stubs in .plt.sec: where they start differs from .plt's.
   EXPECT_NE(stubs.begin()->first, objdump_stubs(STRATA_PLT_FIXTURE).begin()->first);
-  expect_as_objdump(STRATA_PLT_FIXTURE_IBT, 3);
+  expect_as_objdump(STRATA_PLT_FIXTURE_IBT, 4);
 }
 
 TEST(PltStubs, NamedAsObjdumpNamesThemInThisBinaryAndTheCLibrary) {
@@ -88,20 +106,21 @@ TEST(PltStubs, ASampleInAStubIsNamedByTheSymbolizer) {
   AddressSpace space;
   space.pid = 4244;
   space.mappings = testing::mappings_for_file(STRATA_PLT_FIXTURE, kBase);
-  const Stubs stubs = our_stubs(STRATA_PLT_FIXTURE);
+  const std::vector<PltStub> stubs = read_stubs(STRATA_PLT_FIXTURE);
   ASSERT_FALSE(stubs.empty());
   Symbolizer sym;
-  for (const auto& [address, name] : stubs) {
-    for (uint64_t offset : {uint64_t{0}, kPltStubSize - 1}) {
-      auto frames = sym.symbolize(space, kBase + address + offset, false);
+  std::set<std::string> named;
+  for (const PltStub& stub : stubs) {
+    for (uint64_t offset : {uint64_t{0}, stub.size - 1}) {
+      auto frames = sym.symbolize(space, kBase + stub.address + offset, false);
       ASSERT_EQ(frames.size(), 1u);
-      EXPECT_EQ(frames[0].function, name) << "at +" << offset;
-      EXPECT_EQ(frames[0].module_offset, address + offset);
+      EXPECT_EQ(frames[0].function, stub.name) << "at +" << offset;
+      EXPECT_EQ(frames[0].module_offset, stub.address + offset);
     }
+    named.insert(stub.name);
   }
-  bool has_strlen = false;
-  for (const auto& [address, name] : stubs) has_strlen = has_strlen || name == "strlen@plt";
-  EXPECT_TRUE(has_strlen);
+  EXPECT_TRUE(named.count("strlen@plt"));
+  EXPECT_TRUE(named.count("getppid@plt"));
 }
 
 // The stubs come from untrusted bytes (any file a profiled process mapped):
