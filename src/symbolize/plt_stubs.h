@@ -3,7 +3,7 @@
 // stub; stubs have no symbol, so a sample taken in one would read
 // "libpython3.11.so.1.0+0xf8db0" where perf reads "_Py_EncodeLocaleRaw@plt".
 //
-// Each x86-64 stub is 16 bytes, in .plt (after its header, PLT0) or, where
+// An x86-64 call's stub is 16 bytes, in .plt (after its header, PLT0) or, where
 // the file has a second PLT for indirect branch tracking (IBT, CET), in
 // .plt.sec; its first instruction (after endbr64) is `jmp *GOT(%rip)`. As
 // objdump does, the GOT slot it jumps through names it: the R_X86_64_JUMP_SLOT
@@ -14,8 +14,9 @@
 // stubs (16 with IBT) jumping through a slot that a R_X86_64_GLOB_DAT
 // relocation of .rela.dyn binds (libpython's `_PyEval_EvalFrameDefault@plt`).
 //
-// Threading: pure function of the file. The bytes are untrusted: libelf
-// bounds every read; tests/symbolize/plt_stubs_test.cc mutates real files.
+// Threading: pure function of the file. The bytes are untrusted: every read
+// stays inside its section's data as libelf gives it;
+// tests/symbolize/plt_stubs_test.cc mutates real files.
 #pragma once
 
 #include <gelf.h>
