@@ -40,27 +40,27 @@ struct Jump {
   uint64_t slot;  // the GOT slot it jumps through
 };
 
-// The stubs of the section `name` (stubs of `stub_size` bytes) and their slots.
-void add_jumps(Elf* elf, size_t names, const char* name, uint64_t stub_size,
-               std::vector<Jump>* jumps) {
+// The size of the stubs of section `name`: 16 in .plt and .plt.sec; in
+// .plt.got 8 (jmp, 2-byte nop), 16 with IBT (endbr64 first), which the
+// linker writes as the section's entry size.
+uint64_t stub_size_of(const char* name, const GElf_Shdr& header) {
+  if (std::strcmp(name, ".plt.got") != 0) return kPltStubSize;
+  return header.sh_entsize == 16 ? 16 : 8;
+}
+
+// The stubs of the section `name` and the slots they jump through.
+void add_jumps(Elf* elf, size_t names, const char* name, std::vector<Jump>* jumps) {
   GElf_Shdr header;
   Elf_Scn* stubs = section_named(elf, names, name, &header);
   if (stubs == nullptr || header.sh_type != SHT_PROGBITS) return;
   Elf_Data* code = elf_getdata(stubs, nullptr);
   if (code == nullptr || code->d_buf == nullptr) return;
   const auto* bytes = static_cast<const uint8_t*>(code->d_buf);
+  const uint64_t stub_size = stub_size_of(name, header);
   for (uint64_t at = 0; at + stub_size <= code->d_size; at += stub_size) {
     const auto slot = got_slot_of(bytes + at, stub_size, header.sh_addr + at);
     if (slot) jumps->push_back({header.sh_addr + at, stub_size, *slot});
   }
-}
-
-// .plt.got's stubs are 8 bytes (jmp, 2-byte nop), 16 with IBT (endbr64
-// first); the linker writes the size as the section's entry size.
-uint64_t got_stub_size(Elf* elf, size_t names) {
-  GElf_Shdr header;
-  if (section_named(elf, names, ".plt.got", &header) == nullptr) return 0;
-  return header.sh_entsize == 16 ? 16 : 8;
 }
 
 // GOT slot -> the function bound there (a string of the file's symbol table).
@@ -107,9 +107,7 @@ std::vector<PltStub> plt_stubs(Elf* elf) {
     return out;
   }
   std::vector<Jump> jumps;
-  add_jumps(elf, names, ".plt", kPltStubSize, &jumps);
-  add_jumps(elf, names, ".plt.sec", kPltStubSize, &jumps);
-  if (const uint64_t size = got_stub_size(elf, names)) add_jumps(elf, names, ".plt.got", size, &jumps);
+  for (const char* section : {".plt", ".plt.sec", ".plt.got"}) add_jumps(elf, names, section, &jumps);
   if (jumps.empty()) return out;
 
   BoundSlots bound;
@@ -118,7 +116,7 @@ std::vector<PltStub> plt_stubs(Elf* elf) {
   name_bound_slots(elf, names, ".rela.plt", &bound);
   name_bound_slots(elf, names, ".rela.dyn", &bound);
   for (const Jump& jump : jumps) {
-    const char* function = bound[jump.slot];
+    const char* function = bound.at(jump.slot);
     if (function != nullptr) out.push_back({jump.address, jump.size, std::string(function) + "@plt"});
   }
   return out;
